@@ -1,0 +1,55 @@
+// The exceptions rcoll throws. Every error names the rank that raised it;
+// transport errors also name the peer, the step and the cause.
+//
+//   Error                 base class; catch this to catch everything from rcoll
+//   ├── InvalidArgument   bad call; nothing was sent, the communicator is intact
+//   ├── TimeoutError      a wait passed its deadline; the communicator is unusable
+//   └── IoError           a peer or the network failed; the communicator is unusable
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace rcoll {
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class InvalidArgument : public Error {
+ public:
+  using Error::Error;
+};
+
+class TimeoutError : public Error {
+ public:
+  // `waiting_for` lists the peer ranks that had not answered when time ran out.
+  TimeoutError(const std::string& what, std::vector<int> waiting_for = {})
+      : Error(what), waiting_for_(std::move(waiting_for)) {}
+  const std::vector<int>& waiting_for() const noexcept { return waiting_for_; }
+
+ private:
+  std::vector<int> waiting_for_;
+};
+
+class IoError : public Error {
+ public:
+  // rank: who raised it; peer: the other side (-1 if none); step: what was
+  // being done ("tcp connect", "allreduce ring reduce-scatter step 2");
+  // cause: errno text, completion status or protocol violation.
+  IoError(int rank, int peer, std::string step, std::string cause);
+  int rank() const noexcept { return rank_; }
+  int peer() const noexcept { return peer_; }
+  const std::string& step() const noexcept { return step_; }
+  const std::string& cause() const noexcept { return cause_; }
+
+ private:
+  int rank_;
+  int peer_;
+  std::string step_;
+  std::string cause_;
+};
+
+}  // namespace rcoll

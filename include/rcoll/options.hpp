@@ -1,0 +1,46 @@
+// Everything a communicator can be told. Comm::from_env() fills it from the
+// launcher's environment; applications may also fill it themselves.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+namespace rcoll {
+
+enum class TransportKind { automatic, tcp, rdma };
+enum class AllreduceAlgo { automatic, ring, tree, recursive_doubling };
+enum class BcastAlgo { automatic, binomial, scatter_allgather, chain };
+
+struct Options {
+  int rank = -1;        // 0 <= rank < size
+  int size = -1;        // world size, >= 1
+  int local_rank = 0;   // rank among the processes on this host
+  // "host:port" of the bootstrap rank service.
+  std::string bootstrap;
+  // When true, this rank (which must be rank 0) runs the bootstrap service
+  // itself at `bootstrap` (no launcher-provided service, e.g. under torchrun).
+  bool host_bootstrap = false;
+  // Shared secret of the job; every join must present it.
+  std::string job_token;
+  TransportKind transport = TransportKind::automatic;
+  // Interface name ("eth0") or IPv4 address that peers should use to reach
+  // this rank over TCP. Empty: the address the bootstrap service sees.
+  std::string socket_ifname;
+  // Deadline for joining and for every blocking call (collective, send, recv).
+  std::chrono::milliseconds timeout{std::chrono::seconds(300)};
+  AllreduceAlgo allreduce_algo = AllreduceAlgo::automatic;
+  BcastAlgo bcast_algo = BcastAlgo::automatic;
+  // Pipeline segment for large messages; 0 chooses from the transport.
+  std::size_t segment_bytes = 0;
+};
+
+std::string to_string(TransportKind kind);
+std::string to_string(AllreduceAlgo algo);
+std::string to_string(BcastAlgo algo);
+// Parse the names used by the environment variables; throw InvalidArgument.
+TransportKind parse_transport(const std::string& name);
+AllreduceAlgo parse_allreduce_algo(const std::string& name);
+BcastAlgo parse_bcast_algo(const std::string& name);
+
+}  // namespace rcoll

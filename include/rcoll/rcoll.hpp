@@ -1,0 +1,8 @@
+// rcoll: collective communication for RDMA networks. The one header to include.
+#pragma once
+
+#include "rcoll/comm.hpp"
+#include "rcoll/errors.hpp"
+#include "rcoll/options.hpp"
+#include "rcoll/types.hpp"
+#include "rcoll/version.hpp"

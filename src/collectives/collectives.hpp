@@ -1,0 +1,46 @@
+// Entry points of the collective algorithms. A collective is a schedule of
+// isend/irecv/wait/reduce over the transport interface; nothing here knows
+// which backend runs underneath.
+//
+// Preconditions (checked by the communicator before any call here): buffers
+// are valid for count elements, dtype/op/root are valid, the algorithm is not
+// `automatic`. Every rank calls the same entry with the same arguments.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+#include "common/deadline.hpp"
+#include "rcoll/options.hpp"
+#include "rcoll/types.hpp"
+#include "transport/transport.hpp"
+
+namespace rcoll::collectives {
+
+struct Context {
+  transport::Transport& transport;
+  // Unique per collective call on this communicator, the same on all ranks;
+  // the low `step_bits` bits are free for the algorithm's own steps.
+  transport::Tag tag_base;
+  Deadline deadline;
+  // Pipeline segment for large messages, in bytes (> 0).
+  std::size_t segment_bytes;
+  // Names the call in errors and logs, e.g. "allreduce #12 (4096 x float32)".
+  std::string_view label;
+
+  static constexpr int step_bits = 24;
+  int rank() const { return transport.rank(); }
+  int size() const { return transport.size(); }
+  transport::Tag tag(std::uint32_t step) const { return tag_base | (step & ((1u << step_bits) - 1)); }
+};
+
+void allreduce(const Context& ctx, AllreduceAlgo algo, const void* send, void* recv, std::size_t count,
+               DataType type, ReduceOp op);
+void bcast(const Context& ctx, BcastAlgo algo, void* buf, std::size_t bytes, int root);
+void barrier(const Context& ctx);
+
+// Algorithm choice by message size and world size (cost model in docs/PERFORMANCE.md).
+AllreduceAlgo choose_allreduce(std::size_t bytes, int size, const transport::Capabilities& caps);
+BcastAlgo choose_bcast(std::size_t bytes, int size, const transport::Capabilities& caps);
+
+}  // namespace rcoll::collectives

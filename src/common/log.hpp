@@ -1,0 +1,25 @@
+// Logging: one spdlog logger per process, every line prefixed with the rank.
+// Level from RCOLL_LOG=off|error|warn|info|debug|trace (default warn).
+#pragma once
+
+#include <spdlog/spdlog.h>
+
+namespace rcoll::log {
+
+// The library's logger; created on first use.
+spdlog::logger& get();
+// Sets the rank shown in the prefix ("[rcoll r3] ..."); -1 shows "?".
+void set_rank(int rank);
+
+template <typename... Args>
+void error(spdlog::format_string_t<Args...> fmt, Args&&... args) { get().error(fmt, std::forward<Args>(args)...); }
+template <typename... Args>
+void warn(spdlog::format_string_t<Args...> fmt, Args&&... args) { get().warn(fmt, std::forward<Args>(args)...); }
+template <typename... Args>
+void info(spdlog::format_string_t<Args...> fmt, Args&&... args) { get().info(fmt, std::forward<Args>(args)...); }
+template <typename... Args>
+void debug(spdlog::format_string_t<Args...> fmt, Args&&... args) { get().debug(fmt, std::forward<Args>(args)...); }
+template <typename... Args>
+void trace(spdlog::format_string_t<Args...> fmt, Args&&... args) { get().trace(fmt, std::forward<Args>(args)...); }
+
+}  // namespace rcoll::log

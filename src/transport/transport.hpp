@@ -1,0 +1,72 @@
+// The transport interface: non-blocking, tagged, point-to-point messages
+// between the ranks of one job. The collectives are written against this
+// interface only; tcp/ and rdma/ (and inproc/ for ranks as threads) implement it.
+//
+// Contract (checked by tests/unit/transport_contract_test.cpp for every backend):
+// - isend/irecv never block. Buffers stay owned by the caller and must stay
+//   valid and untouched until the request is no longer pending.
+// - Messages from one peer with one tag match receives in posting order;
+//   different tags and peers are independent.
+// - A receive matches a message of at most its capacity; a longer message
+//   fails the receive with an IoError (truncation) and is discarded.
+// - Connections are made on first use, only to the peers actually used.
+// - A peer that fails (closed connection, error completion) fails every
+//   pending request on that peer with an IoError naming the peer's rank.
+// - Progress happens only inside progress() and wait_for_activity(), on the
+//   caller's thread: there are no progress threads. Not thread-safe; one
+//   thread drives one transport.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "transport/request.hpp"
+
+namespace rcoll::transport {
+
+// What a backend can do; algorithms read flags, nothing throws "not implemented".
+struct Capabilities {
+  bool zero_copy_send = false;      // payload leaves from the user buffer, no staging copy
+  bool zero_copy_recv = false;      // a message for a posted receive lands in the user buffer
+  bool remote_write = false;        // one-sided writes (RDMA)
+  std::size_t eager_limit = 0;      // messages larger than this use rendezvous
+  std::size_t preferred_segment = 0;  // pipeline segment that keeps the link busy
+};
+
+// What the bootstrap service tells every rank about every other rank.
+struct PeerEndpoint {
+  std::string address;  // IP address the bootstrap service saw the peer connect from
+  std::string blob;     // the peer's local_endpoint()
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+
+  virtual std::string_view name() const = 0;
+  virtual const Capabilities& capabilities() const = 0;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+
+  // This rank's endpoint (e.g. listening port), published through the bootstrap.
+  virtual std::string local_endpoint() const = 0;
+  // Every rank's endpoint, index = rank. Called once, before any isend/irecv.
+  virtual void set_peer_endpoints(std::vector<PeerEndpoint> endpoints) = 0;
+
+  virtual RequestPtr isend(int peer, Tag tag, const void* buf, std::size_t bytes) = 0;
+  virtual RequestPtr irecv(int peer, Tag tag, void* buf, std::size_t capacity) = 0;
+  // Withdraws a pending request: the transport will not touch its buffer
+  // again. Used when a wait gives up (timeout, failure of another request).
+  virtual void cancel(Request& request) = 0;
+
+  // Advances every in-flight operation without blocking; true if anything moved.
+  virtual bool progress() = 0;
+  // Sleeps until the transport may have work (a socket readable or
+  // writable, a completion) or `max` passes. Never sleeps past `max`.
+  virtual void wait_for_activity(std::chrono::microseconds max) = 0;
+};
+
+}  // namespace rcoll::transport
