@@ -5,6 +5,7 @@
 // service of tcp_server.hpp) and in_memory.hpp (ranks as threads in tests).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ class Bootstrap {
   virtual void put(const std::string& key, const std::string& value, Deadline deadline) = 0;
   // Waits until `key` exists and returns its value; TimeoutError otherwise.
   virtual std::string get(const std::string& key, Deadline deadline) = 0;
+  // The value of `key` if it exists now, else nullopt; does not wait for the
+  // key to appear (it may still take one round trip to the service). For
+  // handshakes driven from a progress loop (lazy RDMA connections).
+  virtual std::optional<std::string> try_get(const std::string& key);
 };
 
 }  // namespace rcoll::bootstrap

@@ -1,0 +1,107 @@
+#include "bootstrap/client_channel.hpp"
+
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <thread>
+
+#include "common/log.hpp"
+#include "common/socket_util.hpp"
+#include "rcoll/errors.hpp"
+
+namespace rcoll::bootstrap {
+namespace {
+
+// Errors that mean "the server is not (yet) reachable", worth retrying.
+bool retryable(int error) {
+  return error == ECONNREFUSED || error == ECONNRESET || error == ETIMEDOUT || error == EHOSTUNREACH ||
+         error == ENETUNREACH || error == EAGAIN;
+}
+
+// One connect attempt; returns the connected socket or sets `error`.
+UniqueFd try_connect(const sockaddr_in& server, Deadline deadline, int& error) {
+  UniqueFd fd = net::connect_nonblocking(server, error);
+  if (!fd) return fd;
+  short revents = net::wait_fd(fd.get(), POLLOUT, deadline);
+  if (revents == 0) {
+    error = ETIMEDOUT;
+    return UniqueFd();
+  }
+  error = net::socket_error(fd.get());
+  if (error != 0) fd.reset();
+  return fd;
+}
+
+}  // namespace
+
+ClientChannel::ClientChannel(UniqueFd fd, int rank, std::string server)
+    : fd_(std::move(fd)), rank_(rank), server_(std::move(server)) {}
+
+ClientChannel ClientChannel::connect(const sockaddr_in& server, int rank, Deadline deadline) {
+  std::string where = net::to_string(server);
+  auto backoff = std::chrono::milliseconds(10);
+  for (int attempt = 1;; ++attempt) {
+    int error = 0;
+    UniqueFd fd = try_connect(server, deadline, error);
+    if (fd) return ClientChannel(std::move(fd), rank, where);
+    if (!retryable(error))
+      throw IoError(rank, -1, "bootstrap connect to " + where, net::errno_text(error));
+    if (deadline.expired())
+      throw TimeoutError("rank " + std::to_string(rank) + ": could not connect to the bootstrap server " + where +
+                         " before the deadline (" + std::to_string(attempt) +
+                         " attempts, last: " + net::errno_text(error) + ")");
+    log::debug("bootstrap: connect to {} failed ({}); retrying", where, net::errno_text(error));
+    std::this_thread::sleep_for(std::min(backoff, deadline.remaining()));
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(250));
+  }
+}
+
+void ClientChannel::timed_out(const std::string& step) const {
+  throw TimeoutError("rank " + std::to_string(rank_) + ": bootstrap " + step + ": no answer from the server " +
+                     server_ + " before the deadline");
+}
+
+void ClientChannel::send(const std::string& frame, Deadline deadline, const std::string& step) {
+  std::size_t sent = 0;
+  while (sent < frame.size()) {
+    ssize_t n = ::send(fd_.get(), frame.data() + sent, frame.size() - sent, MSG_NOSIGNAL);
+    if (n >= 0) {
+      sent += static_cast<std::size_t>(n);
+      continue;
+    }
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK)
+      throw IoError(rank_, -1, "bootstrap " + step + ": send to " + server_, net::errno_text(errno));
+    if (net::wait_fd(fd_.get(), POLLOUT, deadline) == 0) timed_out(step);
+  }
+}
+
+void ClientChannel::read_some(const std::string& step) {
+  char buffer[64 * 1024];
+  ssize_t n = ::recv(fd_.get(), buffer, sizeof(buffer), 0);
+  if (n > 0) {
+    in_.append(buffer, static_cast<std::size_t>(n));
+  } else if (n == 0) {
+    throw IoError(rank_, -1, "bootstrap " + step, "the server " + server_ + " closed the connection");
+  } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+    throw IoError(rank_, -1, "bootstrap " + step + ": recv from " + server_, net::errno_text(errno));
+  }
+}
+
+wire::Frame ClientChannel::receive(Deadline deadline, const std::string& step) {
+  for (;;) {
+    wire::Decoded decoded = wire::decode_frame(in_, wire::max_answer_payload);
+    if (decoded.status == wire::Decoded::Status::complete) {
+      in_.erase(0, decoded.consumed);
+      return std::move(decoded.frame);
+    }
+    if (decoded.status == wire::Decoded::Status::error)
+      throw IoError(rank_, -1, "bootstrap " + step, "invalid frame from the server " + server_ + ": " + decoded.detail);
+    if (net::wait_fd(fd_.get(), POLLIN, deadline) == 0) timed_out(step);
+    read_some(step);
+  }
+}
+
+}  // namespace rcoll::bootstrap

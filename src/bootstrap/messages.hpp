@@ -1,0 +1,98 @@
+// The bootstrap protocol's messages and their payload layouts (see
+// docs/PROTOCOLS.md). encode() returns a whole frame (header + payload);
+// decode_*() take a frame's payload, are pure, and throw
+// wire::ProtocolError(malformed) on truncation, trailing bytes or a field
+// over its limit. They check shape only; meaning (token, ranks) is checked
+// by the server.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bootstrap/wire.hpp"
+#include "transport/transport.hpp"
+
+namespace rcoll::bootstrap::wire {
+
+// Field limits (bytes / counts).
+inline constexpr std::size_t max_token = 4096;
+inline constexpr std::size_t max_blob = 64 * 1024;
+inline constexpr std::size_t max_address = 64;
+inline constexpr std::size_t max_key = 1024;
+inline constexpr std::size_t max_value = 512 * 1024;
+inline constexpr std::size_t max_text = 4096;
+inline constexpr std::uint32_t max_world_size = 1u << 20;
+
+struct JoinMessage {
+  std::string token;
+  std::uint32_t size = 0;
+  std::uint32_t rank = 0;
+  // How long the client will wait for the job to form; the server answers
+  // join_timeout (with the missing ranks) when it passes.
+  std::uint32_t timeout_ms = 0;
+  std::string blob;
+};
+
+struct MembersMessage {
+  std::vector<transport::PeerEndpoint> members;  // index = rank
+};
+
+struct ErrorMessage {
+  ErrorCode code{};
+  std::uint64_t request_id = 0;  // 0: about the join or the whole job
+  std::vector<int> ranks;        // ranks the error is about (missing, lost)
+  std::string text;              // human-readable reason
+};
+
+struct BarrierMessage {
+  std::uint64_t request_id = 0;
+  std::uint64_t generation = 0;  // 0 for this rank's first barrier, then 1, 2, ...
+  std::uint32_t timeout_ms = 0;
+};
+
+// BARRIER_DONE and PUT_DONE.
+struct DoneMessage {
+  std::uint64_t request_id = 0;
+};
+
+struct PutMessage {
+  std::uint64_t request_id = 0;
+  std::string key;
+  std::string value;
+};
+
+struct GetMessage {
+  std::uint64_t request_id = 0;
+  std::uint32_t timeout_ms = 0;
+  std::string key;
+};
+
+struct ValueMessage {
+  std::uint64_t request_id = 0;
+  std::string value;
+};
+
+std::string encode(const JoinMessage& message);
+std::string encode(const MembersMessage& message);
+std::string encode(const ErrorMessage& message);
+std::string encode(const BarrierMessage& message);
+std::string encode(MessageType done_type, const DoneMessage& message);
+std::string encode(const PutMessage& message);
+std::string encode(const GetMessage& message);
+std::string encode(const ValueMessage& message);
+
+JoinMessage decode_join(std::string_view payload);
+MembersMessage decode_members(std::string_view payload);
+ErrorMessage decode_error(std::string_view payload);
+BarrierMessage decode_barrier(std::string_view payload);
+DoneMessage decode_done(std::string_view payload);
+PutMessage decode_put(std::string_view payload);
+GetMessage decode_get(std::string_view payload);
+ValueMessage decode_value(std::string_view payload);
+
+// "0, 3, 5" (for messages and logs).
+std::string format_ranks(const std::vector<int>& ranks);
+
+}  // namespace rcoll::bootstrap::wire
