@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Stands in for rcoll-bootstrapd in the launcher tests.
+
+Same command line (--size N --listen HOST:PORT [--join-timeout S]) and the
+token in RCOLL_JOB_TOKEN. Appends JSON events to $FAKE_BOOTSTRAPD_LOG:
+"start" (argv, token, own cmdline, port) and one "join" per connection,
+whose first line must be the token. $FAKE_BOOTSTRAPD_MODE:
+  serve    (default) announce, accept; exit 0 once N connections closed
+  fail     announce, then after 0.3 s report that ranks never joined, exit 1
+  die      report an error and exit 3 without announcing
+  garbage  print an unexpected first line, then wait
+  silent   never announce, just wait
+"""
+
+import argparse
+import json
+import os
+import socket
+import sys
+import threading
+import time
+
+
+def log(event, **fields):
+    path = os.environ.get("FAKE_BOOTSTRAPD_LOG")
+    if path:
+        with open(path, "a") as f:
+            f.write(json.dumps(dict(event=event, **fields)) + "\n")
+
+
+def serve(listener, size, token):
+    closed = threading.Semaphore(0)
+
+    def handle(conn):
+        with conn, conn.makefile("rb") as stream:
+            first = stream.readline().strip().decode(errors="replace")
+            log("join", token_ok=(first == token))
+            stream.read()  # until the rank disconnects
+        closed.release()
+
+    for _ in range(size):
+        conn, _ = listener.accept()
+        threading.Thread(target=handle, args=(conn,), daemon=True).start()
+    for _ in range(size):
+        closed.acquire()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--size", type=int, required=True)
+    parser.add_argument("--listen", default="127.0.0.1:0")
+    parser.add_argument("--join-timeout")
+    args = parser.parse_args()
+    token = os.environ.get("RCOLL_JOB_TOKEN")
+    if not token:
+        sys.exit("fake_bootstrapd: RCOLL_JOB_TOKEN is not set")
+    mode = os.environ.get("FAKE_BOOTSTRAPD_MODE", "serve")
+    host, _, port = args.listen.rpartition(":")
+    listener = socket.create_server((host, int(port)))
+    with open("/proc/self/cmdline", "rb") as f:
+        cmdline = f.read().decode(errors="replace")
+    log("start", argv=sys.argv[1:], token=token, cmdline=cmdline,
+        port=listener.getsockname()[1], pid=os.getpid())
+    if mode == "die":
+        print("fake_bootstrapd: cannot listen: broken on purpose", file=sys.stderr)
+        sys.exit(3)
+    if mode in ("garbage", "silent"):
+        if mode == "garbage":
+            print("hello", flush=True)
+        time.sleep(60)
+        return
+    print(f"RCOLL_BOOTSTRAP={host}:{listener.getsockname()[1]}", flush=True)
+    if mode == "fail":
+        time.sleep(0.3)
+        print(f"fake_bootstrapd: ranks never joined: 0 of {args.size} joined", file=sys.stderr)
+        sys.exit(1)
+    serve(listener, args.size, token)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,7 @@
+"""Implementation of the rcoll-run launcher (see tools/rcoll-run for usage).
+
+Modules: cli (arguments), placement (ranks onto hosts), spawn (rank
+environments and command lines), daemon (the bootstrap service), output
+(rank output prefixing), job (running, watching and stopping the ranks),
+main (the glue).
+"""

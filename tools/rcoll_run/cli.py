@@ -1,0 +1,80 @@
+"""Command-line arguments of rcoll-run; every check that needs no process."""
+
+import argparse
+import math
+
+from . import placement
+
+BIND_POLICIES = ("none",)  # core, numa and nic come with the topology layer
+TRANSPORTS = ("auto", "tcp", "rdma")
+
+
+def _positive_seconds(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text!r}")
+    return value
+
+
+def _build_parser():
+    p = argparse.ArgumentParser(
+        prog="rcoll-run",
+        usage="%(prog)s -n N [options] [--] program [args...]",
+        description="Run an rcoll job: N ranks of a program, with the bootstrap service.")
+    p.add_argument("-n", "--np", dest="size", type=int, metavar="N",
+                   help="number of ranks (default with --hosts: all slots)")
+    p.add_argument("--transport", choices=TRANSPORTS,
+                   help="sets RCOLL_TRANSPORT (default: inherited, else auto)")
+    p.add_argument("--timeout", type=_positive_seconds, metavar="S",
+                   help="per-operation timeout of the library (RCOLL_TIMEOUT) "
+                        "and the bootstrap service's join timeout")
+    p.add_argument("--job-timeout", type=_positive_seconds, metavar="S",
+                   help="wall-clock limit of the whole job; on expiry exit 124")
+    p.add_argument("--kill-grace", type=_positive_seconds, default=3.0, metavar="S",
+                   help="seconds between SIGTERM and SIGKILL when stopping ranks (default 3)")
+    p.add_argument("--bind", default="none", metavar="POLICY",
+                   help="CPU binding policy; only 'none' for now")
+    p.add_argument("--hosts", metavar="H:SLOTS,...",
+                   help="place ranks on hosts, filling them in order")
+    p.add_argument("--ssh", metavar="CMD",
+                   help="remote shell command (default: $RCOLL_SSH, else ssh)")
+    p.add_argument("--bootstrap-listen", metavar="HOST:PORT",
+                   help="address the bootstrap service listens on (default "
+                        "127.0.0.1:0, or 0.0.0.0:0 when any host is remote)")
+    p.add_argument("--bootstrap-host", metavar="HOST",
+                   help="address ranks use to reach the bootstrap service "
+                        "(default: this host's IP when any host is remote)")
+    p.add_argument("--tag-output", action=argparse.BooleanOptionalAction, default=True,
+                   help="prefix each output line with '[rank] ' (default on)")
+    p.add_argument("command", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    return p
+
+
+def parse_args(argv):
+    """Returns the options; exits with status 2 and a message on bad ones.
+
+    Adds `slots` (list of placement.Slot, or None without --hosts).
+    """
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    if args.command[:1] == ["--"]:
+        args.command = args.command[1:]
+    if not args.command:
+        parser.error("no program given")
+    if args.bind not in BIND_POLICIES:
+        parser.error(f"--bind {args.bind!r} is not supported yet; only 'none' is "
+                     "(core, numa and nic are planned)")
+    try:
+        args.slots = placement.parse_hosts(args.hosts) if args.hosts else None
+    except placement.PlacementError as error:
+        parser.error(str(error))
+    if args.size is None:
+        if args.slots is None:
+            parser.error("-n N is required (the number of ranks)")
+        args.size = sum(slot.slots for slot in args.slots)
+    if args.size < 1:
+        parser.error(f"-n must be at least 1, got {args.size}")
+    return args

@@ -1,0 +1,187 @@
+"""Running the ranks: spawn, watch, stop.
+
+Every rank is started in a session (and so a process group) of its own, so
+that a terminal's Ctrl-C reaches only the launcher, which forwards it, and so
+that a rank's children are signalled with it: whatever ends the job, every
+rank's process group gets SIGKILL before the launcher exits, so no rank or
+child of one outlives the job. Ranks' stdin is /dev/null (remote ones read
+the job token from it first).
+
+A remote rank is an ssh process here: signalling it ends the connection, and
+the remote program learns of that only when it next writes output or when
+its peers and the bootstrap service go away (it then fails by its timeout).
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from . import procs
+
+POLL_S = 0.05         # how often exits, signals and deadlines are looked at
+FINISH_OUTPUT_S = 2.0  # how long output of ended ranks is still copied
+DAEMON_GRACE_S = 1.0
+DAEMON_OWNER = "daemon"
+FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class Interrupted(Exception):
+    """A forwarded signal arrived before any rank ran."""
+
+    def __init__(self, signum):
+        super().__init__(procs.signal_name(signum))
+        self.signum = signum
+
+
+class SignalCatcher:
+    """Records SIGINT/SIGTERM/SIGHUP for the main loop instead of dying."""
+
+    def __init__(self):
+        self.pending = []
+        for signum in FORWARDED_SIGNALS:
+            signal.signal(signum, lambda number, _frame: self.pending.append(number))
+
+    def take(self):
+        taken = []
+        while self.pending:  # pop one by one: a handler may append meanwhile
+            taken.append(self.pending.pop(0))
+        return taken
+
+    def check(self):
+        """Raises Interrupted if a signal came (for the phase before ranks)."""
+        if self.pending:
+            raise Interrupted(self.pending[0])
+
+
+class _Rank:
+    def __init__(self, place, proc):
+        self.place = place
+        self.proc = proc
+        self.running = True
+
+
+class Job:
+    """The ranks of one job, watched until all have ended."""
+
+    def __init__(self, pump, signals, daemon=None, kill_grace_s=3.0, job_timeout_s=None):
+        self.pump = pump
+        self.signals = signals
+        self.daemon = daemon
+        self.kill_grace_s = kill_grace_s
+        self.job_timeout_s = job_timeout_s
+        self.ranks = []
+        self.exit_code = 0
+        self.stopping = False
+        self._kill_at = None
+
+    def start_rank(self, place, launch, tag_output):
+        """Starts one rank; raises OSError if it cannot be executed."""
+        out = subprocess.PIPE if tag_output else None
+        stdin = subprocess.PIPE if launch.stdin_data else subprocess.DEVNULL
+        proc = subprocess.Popen(launch.argv, env=launch.env, stdin=stdin, stdout=out, stderr=out,
+                                start_new_session=True)
+        self.ranks.append(_Rank(place, proc))
+        if launch.stdin_data:
+            try:
+                proc.stdin.write(launch.stdin_data)
+                proc.stdin.close()
+            except BrokenPipeError:
+                pass  # it ended already; its exit status tells why
+        if tag_output:
+            prefix = f"[{place.rank}] ".encode()
+            for pipe, sink in ((proc.stdout, sys.stdout.buffer), (proc.stderr, sys.stderr.buffer)):
+                self.pump.add(os.dup(pipe.fileno()), prefix, sink, place.rank)
+                pipe.close()
+
+    def run(self):
+        """Waits until every rank ended; returns the launcher's exit code."""
+        try:
+            self._watch()
+        finally:
+            self._end()
+        return self.exit_code
+
+    def _watch(self):
+        deadline = None
+        if self.job_timeout_s is not None:
+            deadline = time.monotonic() + self.job_timeout_s
+        while any(rank.running for rank in self.ranks):
+            self.pump.poll(POLL_S)
+            self._reap_ranks()
+            self._handle_signals()
+            self._check_daemon()
+            self._check_deadline(deadline)
+            self._escalate_if_due()
+
+    def _end(self):
+        """However the job ended: no rank or child of one survives, and the
+        last output of the ranks and the daemon is copied."""
+        for rank in self.ranks:
+            procs.signal_group(rank.proc.pid, signal.SIGKILL)
+            procs.wait_briefly(rank.proc)
+        if self.daemon is not None:
+            self.daemon.stop(grace_s=DAEMON_GRACE_S)  # so that its pipes end too
+        self.pump.finish(FINISH_OUTPUT_S)
+
+    def stop(self, exit_code, message, signum=signal.SIGTERM):
+        """Begins ending the job (first reason wins): `signum` to every rank,
+        SIGKILL after the grace period."""
+        if self.stopping:
+            return
+        self.stopping = True
+        self.exit_code = exit_code
+        procs.say(message)
+        self._signal_running(signum)
+        self._kill_at = time.monotonic() + self.kill_grace_s
+
+    def _signal_running(self, signum):
+        for rank in self.ranks:
+            if rank.running:
+                procs.signal_group(rank.proc.pid, signum)
+
+    def _reap_ranks(self):
+        for rank in self.ranks:
+            if not rank.running or rank.proc.poll() is None:
+                continue
+            rank.running = False
+            self.pump.drain(rank.place.rank)
+            status = rank.proc.returncode
+            if status != 0 and not self.stopping:
+                others = any(other.running for other in self.ranks)
+                self.stop(procs.exit_code_for(status),
+                          f"rank {rank.place.rank} {procs.describe_status(status)}"
+                          + ("; terminating the other ranks" if others else ""))
+
+    def _handle_signals(self):
+        for signum in self.signals.take():
+            name = procs.signal_name(signum)
+            if self.stopping:
+                procs.say(f"received {name} again; killing all ranks")
+                self._kill_at = time.monotonic()
+            else:
+                self.stop(128 + signum, f"received {name}; forwarding it to all ranks", signum)
+
+    def _check_daemon(self):
+        if self.daemon is None or self.stopping:
+            return
+        status = self.daemon.proc.poll()
+        if status is not None and status != 0:
+            self.pump.drain(DAEMON_OWNER)
+            self.stop(1, f"the bootstrap service {procs.describe_status(status)} while "
+                         "ranks were running (its output is above); terminating the ranks")
+
+    def _check_deadline(self, deadline):
+        if deadline is not None and not self.stopping and time.monotonic() >= deadline:
+            self.stop(124, f"job timed out after {self.job_timeout_s:g} s "
+                           "(--job-timeout); terminating all ranks")
+
+    def _escalate_if_due(self):
+        if self._kill_at is None or time.monotonic() < self._kill_at:
+            return
+        self._kill_at = None
+        left = [str(rank.place.rank) for rank in self.ranks if rank.running]
+        if left:
+            procs.say(f"sending SIGKILL to rank(s) {', '.join(left)}, still running")
+            self._signal_running(signal.SIGKILL)
