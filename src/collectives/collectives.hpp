@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 #include "common/deadline.hpp"
@@ -42,5 +43,8 @@ void barrier(const Context& ctx);
 // Algorithm choice by message size and world size (cost model in docs/PERFORMANCE.md).
 AllreduceAlgo choose_allreduce(std::size_t bytes, int size, const transport::Capabilities& caps);
 BcastAlgo choose_bcast(std::size_t bytes, int size, const transport::Capabilities& caps);
+// What the two functions above choose on `size` ranks, as printable lines
+// "from .. to  algorithm" per collective, with the model's constants.
+std::string describe_choices(int size, const transport::Capabilities& caps);
 
 }  // namespace rcoll::collectives

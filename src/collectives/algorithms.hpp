@@ -1,0 +1,38 @@
+// The individual algorithms behind collectives.hpp's entry points. Each has
+// the entry point's contract; in addition each handles world size 1 and
+// count 0 itself (out-of-place copy, then return).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "collectives/collectives.hpp"
+
+namespace rcoll::collectives {
+
+void allreduce_ring(const Context& ctx, const void* send, void* recv, std::size_t count, DataType type,
+                    ReduceOp op);
+void allreduce_tree(const Context& ctx, const void* send, void* recv, std::size_t count, DataType type,
+                    ReduceOp op);
+void allreduce_recursive_doubling(const Context& ctx, const void* send, void* recv, std::size_t count,
+                                  DataType type, ReduceOp op);
+
+void bcast_binomial(const Context& ctx, void* buf, std::size_t bytes, int root);
+void bcast_scatter_allgather(const Context& ctx, void* buf, std::size_t bytes, int root);
+void bcast_chain(const Context& ctx, void* buf, std::size_t bytes, int root);
+
+void barrier_dissemination(const Context& ctx);
+
+// Binomial-tree bcast of `bytes` from `root` in segments of `segment_bytes`:
+// each rank forwards a segment to its children as soon as it has it. Uses
+// ctx.tag(step). bcast_binomial is this with step 0; allreduce_tree uses it
+// for its second phase.
+void binomial_bcast_segments(const Context& ctx, std::byte* buf, std::size_t bytes, std::size_t segment_bytes,
+                             int root, std::uint32_t step, std::string_view name);
+
+// The shared prologue of the allreduce algorithms: copies send to recv when
+// out of place and the world has one rank. True when nothing is left to do.
+bool allreduce_trivial(const Context& ctx, const void* send, void* recv, std::size_t count, DataType type);
+
+}  // namespace rcoll::collectives

@@ -1,0 +1,89 @@
+// Ring allreduce: reduce-scatter, then allgather, n - 1 steps each. Chunk k
+// of the vector travels the ring starting at rank k, each rank adding its
+// own part, and is complete at rank k - 1 (mod n); the allgather then copies
+// that single final value to everyone, so all ranks agree bitwise.
+//
+// Pipelining: every chunk moves in segments. A rank forwards a segment in
+// the next step as soon as it has reduced it, and up to `ring_window`
+// segment receives are posted ahead into scratch slots, so the reduction
+// of one segment overlaps the transfer of the following ones.
+#include <algorithm>
+#include <memory>
+
+#include "collectives/algorithms.hpp"
+#include "collectives/reduce.hpp"
+#include "collectives/ring_allgather.hpp"
+#include "collectives/step_label.hpp"
+
+namespace rcoll::collectives {
+namespace {
+
+// Reduce-scatter step s receives chunk rank - s - 1 from the left into
+// scratch slot (item index mod ring_window).
+std::vector<RecvItem> reduce_scatter_receives(const Ring& ring, int rank, std::byte* scratch) {
+  const std::size_t slot_bytes = ring.segment * ring.element_size;
+  std::vector<RecvItem> items;
+  for (int s = 0; s + 1 < ring.size; ++s) {
+    const Range chunk = ring.chunk(rank - s - 1);
+    const std::size_t segments = segment_count(chunk.count, ring.segment);
+    for (std::size_t j = 0; j < segments; ++j) {
+      const std::size_t slot = items.size() % ring_window;
+      items.push_back({ring.left, static_cast<std::uint32_t>(s), scratch + slot * slot_bytes,
+                       segment_range(chunk.count, ring.segment, j).count * ring.element_size});
+    }
+  }
+  return items;
+}
+
+// Leaves the fully reduced chunk rank + 1 in ring.buf. Its segments go out
+// at once as allgather step 0 (tag step size - 1) through `gather_sends`.
+void reduce_scatter(const Context& ctx, const Ring& ring, const std::byte* input, DataType type, ReduceOp op,
+                    RequestList& gather_sends) {
+  const int rank = ctx.rank();
+  auto scratch = std::make_unique_for_overwrite<std::byte[]>(ring_window * ring.segment * ring.element_size);
+  RequestList sends(ctx);
+  const Range own = ring.chunk(rank);
+  for (std::size_t j = 0; j < segment_count(own.count, ring.segment); ++j) {
+    const Range seg = segment_range(own.count, ring.segment, j);
+    sends.send(ring.right, 0, input + (own.offset + seg.offset) * ring.element_size, seg.count * ring.element_size);
+  }
+  RecvWindow window(ctx, reduce_scatter_receives(ring, rank, scratch.get()), ring_window);
+  std::size_t index = 0;
+  for (int s = 0; s + 1 < ring.size; ++s) {
+    const Range chunk = ring.chunk(rank - s - 1);
+    const std::size_t segments = segment_count(chunk.count, ring.segment);
+    if (segments == 0) continue;
+    const std::string label = step_label(ctx, "allreduce ring reduce-scatter step {}/{}", s + 1, ring.size - 1);
+    RequestList& next = s + 2 < ring.size ? sends : gather_sends;
+    for (std::size_t j = 0; j < segments; ++j, ++index) {
+      const RecvItem& item = window.wait(index, label);
+      const std::size_t first = chunk.offset + segment_range(chunk.count, ring.segment, j).offset;
+      const std::size_t n = item.bytes / ring.element_size;
+      reduce(ring.at(first), input + first * ring.element_size, item.buf, n, type, op);
+      window.release();
+      next.send(ring.right, static_cast<std::uint32_t>(s + 1), ring.at(first), item.bytes);
+    }
+  }
+  // The allgather receives into chunks these sends read from.
+  sends.wait_all(step_label(ctx, "allreduce ring reduce-scatter sends"));
+}
+
+}  // namespace
+
+void allreduce_ring(const Context& ctx, const void* send, void* recv, std::size_t count, DataType type,
+                    ReduceOp op) {
+  if (allreduce_trivial(ctx, send, recv, count, type)) return;
+  const int n = ctx.size();
+  const int rank = ctx.rank();
+  const std::size_t element_size = dtype_size(type);
+  const std::size_t largest_chunk = ring_chunk(count, n, 0).count;
+  Ring ring{static_cast<std::byte*>(recv), count, element_size,
+            std::min(segment_elements(ctx.segment_bytes, element_size), largest_chunk),
+            n, wrap(rank - 1, n), wrap(rank + 1, n)};
+  RequestList gather_sends(ctx);
+  reduce_scatter(ctx, ring, static_cast<const std::byte*>(send), type, op, gather_sends);
+  ring_allgather(ctx, ring, rank + 1, static_cast<std::uint32_t>(n - 1), "allreduce ring allgather", gather_sends,
+                 true);
+}
+
+}  // namespace rcoll::collectives

@@ -1,0 +1,80 @@
+// Tree allreduce: binomial-tree reduce to rank 0, then binomial-tree bcast
+// of rank 0's result; 2 ceil(log2 n) message latencies, for small vectors.
+// Both phases are pipelined in segments. Each rank combines its own vector
+// with its children's partial results from the smallest subtree up, so rank
+// 0 computes x0 op x1 op x2 ... in one fixed bracketing, and everyone
+// receives that one result.
+#include <algorithm>
+#include <memory>
+
+#include "collectives/algorithms.hpp"
+#include "collectives/reduce.hpp"
+#include "collectives/requests.hpp"
+#include "collectives/schedule.hpp"
+#include "collectives/step_label.hpp"
+
+namespace rcoll::collectives {
+namespace {
+
+constexpr std::uint32_t reduce_step = 0;
+constexpr std::uint32_t bcast_step = 1;
+// Receives posted ahead of the consumer: two segments from every child.
+constexpr std::size_t window_per_child = 2;
+
+struct Vector {
+  const std::byte* input;  // this rank's contribution
+  std::byte* output;       // partial, then final, result
+  std::size_t count;
+  std::size_t element_size;
+  std::size_t segment;  // elements
+};
+
+void reduce_phase(const Context& ctx, const Vector& v, DataType type, ReduceOp op) {
+  const TreeLinks links = binomial_tree(ctx.rank(), ctx.size(), 0);
+  const std::size_t segments = segment_count(v.count, v.segment);
+  const std::size_t slot_bytes = v.segment * v.element_size;
+  const std::size_t children = links.children.size();
+  const std::size_t depth = std::max<std::size_t>(1, window_per_child * children);
+  auto scratch = std::make_unique_for_overwrite<std::byte[]>(children == 0 ? 0 : depth * slot_bytes);
+  std::vector<RecvItem> items;
+  for (std::size_t s = 0; s < segments; ++s)
+    for (int child : links.children)
+      items.push_back({child, reduce_step, scratch.get() + (items.size() % depth) * slot_bytes,
+                       segment_range(v.count, v.segment, s).count * v.element_size});
+  RequestList sends(ctx);
+  RecvWindow window(ctx, std::move(items), depth);
+  // A leaf sends its own input; an inner rank its partial result.
+  const std::byte* partial = children == 0 ? v.input : v.output;
+  std::size_t index = 0;
+  for (std::size_t s = 0; s < segments; ++s) {
+    const Range seg = segment_range(v.count, v.segment, s);
+    const std::size_t offset = seg.offset * v.element_size;
+    for (std::size_t c = 0; c < children; ++c, ++index) {
+      const RecvItem& item = window.wait(
+          index, step_label(ctx, "allreduce tree reduce from rank {} segment {}/{}", links.children[c], s + 1,
+                            segments));
+      const std::byte* left = c == 0 ? v.input + offset : v.output + offset;
+      reduce(v.output + offset, left, item.buf, seg.count, type, op);
+      window.release();
+    }
+    if (links.parent >= 0) sends.send(links.parent, reduce_step, partial + offset, seg.count * v.element_size);
+  }
+  // The bcast phase receives into the buffer these sends read from.
+  sends.wait_all(step_label(ctx, "allreduce tree reduce send to rank {}", links.parent));
+}
+
+}  // namespace
+
+void allreduce_tree(const Context& ctx, const void* send, void* recv, std::size_t count, DataType type,
+                    ReduceOp op) {
+  if (allreduce_trivial(ctx, send, recv, count, type)) return;
+  const std::size_t element_size = dtype_size(type);
+  // No segment longer than the vector: the scratch slots are segment-sized.
+  const Vector v{static_cast<const std::byte*>(send), static_cast<std::byte*>(recv), count, element_size,
+                 std::min(segment_elements(ctx.segment_bytes, element_size), count)};
+  reduce_phase(ctx, v, type, op);
+  binomial_bcast_segments(ctx, v.output, count * element_size, v.segment * element_size, 0, bcast_step,
+                          "allreduce tree bcast");
+}
+
+}  // namespace rcoll::collectives

@@ -1,0 +1,91 @@
+#include "collectives/schedule.hpp"
+
+#include <algorithm>
+
+namespace rcoll::collectives {
+
+Range ring_chunk(std::size_t count, int parts, int index) {
+  const auto n = static_cast<std::size_t>(parts);
+  const auto i = static_cast<std::size_t>(index);
+  const std::size_t base = count / n;
+  const std::size_t extra = count % n;
+  return {i * base + std::min(i, extra), base + (i < extra ? 1 : 0)};
+}
+
+std::size_t segment_count(std::size_t count, std::size_t segment) {
+  return count / segment + (count % segment != 0 ? 1 : 0);
+}
+
+Range segment_range(std::size_t count, std::size_t segment, std::size_t index) {
+  const std::size_t offset = index * segment;
+  return {offset, std::min(segment, count - offset)};
+}
+
+std::size_t segment_elements(std::size_t segment_bytes, std::size_t element_size) {
+  return std::max<std::size_t>(1, segment_bytes / element_size);
+}
+
+int ceil_log2(int n) {
+  int k = 0;
+  while ((1 << k) < n) ++k;
+  return k;
+}
+
+int floor_pow2(int n) {
+  int p = 1;
+  while (p * 2 <= n) p *= 2;
+  return p;
+}
+
+int wrap(int value, int n) {
+  const int r = value % n;
+  return r < 0 ? r + n : r;
+}
+
+TreeLinks binomial_tree(int rank, int size, int root) {
+  const int v = wrap(rank - root, size);
+  TreeLinks links;
+  if (v != 0) links.parent = wrap((v & (v - 1)) + root, size);
+  for (int mask = 1; mask < size; mask <<= 1) {
+    if (v & mask) break;
+    if (v + mask < size) links.children.push_back(wrap(v + mask + root, size));
+  }
+  return links;
+}
+
+int binomial_subtree_size(int relative, int size) {
+  if (relative == 0) return size;
+  const int lowest_bit = relative & -relative;
+  return std::min(lowest_bit, size - relative);
+}
+
+DoublingPlan doubling_plan(int rank, int size) {
+  DoublingPlan plan;
+  plan.pof2 = floor_pow2(size);
+  plan.steps = ceil_log2(plan.pof2);
+  const int extra = size - plan.pof2;
+  if (rank >= plan.pof2) {
+    plan.folded = true;
+    plan.fold_partner = rank - plan.pof2;
+  } else if (rank < extra) {
+    plan.fold_partner = rank + plan.pof2;
+  }
+  return plan;
+}
+
+int doubling_partner(int rank, int step) { return rank ^ (1 << step); }
+
+ChainLinks chain_links(int rank, int size, int root) {
+  const int v = wrap(rank - root, size);
+  ChainLinks links;
+  if (v > 0) links.prev = wrap(rank - 1, size);
+  if (v + 1 < size) links.next = wrap(rank + 1, size);
+  return links;
+}
+
+RoundPeers dissemination_peers(int rank, int size, int round) {
+  const int distance = (1 << round) % size;
+  return {wrap(rank + distance, size), wrap(rank - distance, size)};
+}
+
+}  // namespace rcoll::collectives

@@ -1,0 +1,453 @@
+// Every collective algorithm, forced, against a serial reference: ranks are
+// threads, connected by the transports of transport_kinds(). Inputs are
+// small integers, so every result is exact in every dtype and is compared
+// bitwise; all ranks must agree bitwise.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "collectives/collectives.hpp"
+#include "collectives/half_float.hpp"
+#include "rcoll/errors.hpp"
+#include "support/run_ranks.hpp"
+#include "support/transport_fixture.hpp"
+
+namespace rcoll::collectives {
+namespace {
+
+using namespace std::chrono_literals;
+
+// ------------------------------------------------------------ transports
+
+// The backends this suite runs on; every name must be one that
+// test::make_transport_world() knows ("inproc", "tcp").
+std::vector<std::string> transport_kinds() { return {"inproc", "tcp"}; }
+
+// Runs collectives on all ranks of one transport world; call i gets tag space i.
+class Job {
+ public:
+  Job(const std::string& kind, int size) : world_(test::make_transport_world(kind, size)), size_(size) {}
+  int size() const { return size_; }
+
+  // The context of call number `call` (the same on every rank) on `rank`.
+  Context context(int rank, std::uint64_t call, const std::string& label, std::size_t segment_bytes = 64,
+                  std::chrono::milliseconds timeout = 20s) const {
+    return Context{*world_.ranks[static_cast<std::size_t>(rank)], (call + 1) << Context::step_bits,
+                   Deadline::after(timeout), segment_bytes, label};
+  }
+
+ private:
+  test::TransportWorld world_;
+  int size_;
+};
+
+// ------------------------------------------------------------ reference
+
+const DataType kTypes[] = {DataType::int8,    DataType::uint8,    DataType::int32,   DataType::uint32,
+                           DataType::int64,   DataType::uint64,   DataType::float16, DataType::bfloat16,
+                           DataType::float32, DataType::float64};
+const ReduceOp kOps[] = {ReduceOp::sum, ReduceOp::prod, ReduceOp::min, ReduceOp::max};
+
+bool is_unsigned(DataType t) { return t == DataType::uint8 || t == DataType::uint32 || t == DataType::uint64; }
+
+// Input element i of `rank`: sums stay within [-32, 64], products are +-1,
+// +-2 or +-4 (at most two 2s among 8 consecutive ranks), min/max within
+// [-50, 100]: exact in int8 and in both 16-bit float formats.
+std::int64_t input_value(int rank, std::size_t i, DataType type, ReduceOp op) {
+  const bool signed_type = !is_unsigned(type);
+  const auto r = static_cast<std::int64_t>(rank);
+  const auto k = static_cast<std::int64_t>(i % 1000003);
+  switch (op) {
+    case ReduceOp::sum: return (r * 7 + k * 3) % 9 - (signed_type ? 4 : 0);
+    case ReduceOp::prod: {
+      const std::int64_t magnitude = (k + r) % 5 == 0 ? 2 : 1;
+      return signed_type && (k * 3 + r) % 7 == 1 ? -magnitude : magnitude;
+    }
+    case ReduceOp::min:
+    case ReduceOp::max: return (r * 37 + k * 11) % 101 - (signed_type ? 50 : 0);
+  }
+  return 0;
+}
+
+void store(DataType type, void* base, std::size_t i, std::int64_t v) {
+  auto put = [&](auto value) { std::memcpy(static_cast<std::byte*>(base) + i * sizeof(value), &value, sizeof(value)); };
+  switch (type) {
+    case DataType::int8: return put(static_cast<std::int8_t>(v));
+    case DataType::uint8: return put(static_cast<std::uint8_t>(v));
+    case DataType::int32: return put(static_cast<std::int32_t>(v));
+    case DataType::uint32: return put(static_cast<std::uint32_t>(v));
+    case DataType::int64: return put(static_cast<std::int64_t>(v));
+    case DataType::uint64: return put(static_cast<std::uint64_t>(v));
+    case DataType::float16: return put(float_to_half(static_cast<float>(v)));
+    case DataType::bfloat16: return put(float_to_bfloat16(static_cast<float>(v)));
+    case DataType::float32: return put(static_cast<float>(v));
+    case DataType::float64: return put(static_cast<double>(v));
+  }
+}
+
+std::vector<std::byte> make_input(int rank, std::size_t count, DataType type, ReduceOp op) {
+  std::vector<std::byte> buf(count * dtype_size(type));
+  for (std::size_t i = 0; i < count; ++i) store(type, buf.data(), i, input_value(rank, i, type, op));
+  return buf;
+}
+
+// The serial reference: exact integer arithmetic, then one conversion.
+std::vector<std::byte> reference(int size, std::size_t count, DataType type, ReduceOp op) {
+  std::vector<std::byte> buf(count * dtype_size(type));
+  for (std::size_t i = 0; i < count; ++i) {
+    std::int64_t acc = input_value(0, i, type, op);
+    for (int r = 1; r < size; ++r) {
+      const std::int64_t v = input_value(r, i, type, op);
+      switch (op) {
+        case ReduceOp::sum: acc += v; break;
+        case ReduceOp::prod: acc *= v; break;
+        case ReduceOp::min: acc = std::min(acc, v); break;
+        case ReduceOp::max: acc = std::max(acc, v); break;
+      }
+    }
+    store(type, buf.data(), i, acc);
+  }
+  return buf;
+}
+
+// ------------------------------------------------------------ allreduce
+
+struct AllreduceCase {
+  DataType type;
+  ReduceOp op;
+  std::size_t count;
+  bool in_place;
+  std::size_t segment_bytes;
+};
+
+// Full cross product at counts 0, 1, 3 (fewer elements than ranks) and 1001
+// (odd, many 64-byte segments); a long vector with 256-byte segments for a
+// few types.
+std::vector<AllreduceCase> allreduce_cases() {
+  std::vector<AllreduceCase> cases;
+  for (DataType type : kTypes)
+    for (ReduceOp op : kOps)
+      for (std::size_t count : {0, 1, 3, 1001})
+        for (bool in_place : {false, true}) cases.push_back({type, op, count, in_place, 64});
+  for (DataType type : {DataType::int8, DataType::float16, DataType::float32, DataType::float64})
+    for (bool in_place : {false, true}) cases.push_back({type, ReduceOp::sum, 20000, in_place, 256});
+  return cases;
+}
+
+std::string describe(const AllreduceCase& c) {
+  return std::string(to_string(c.type)) + " " + std::string(to_string(c.op)) + " count " + std::to_string(c.count) +
+         (c.in_place ? " in place" : " out of place");
+}
+
+// Runs one case on one rank; returns an error description or "".
+std::string run_allreduce_case(const Job& job, int rank, std::uint64_t call, AllreduceAlgo algo,
+                               const AllreduceCase& c) {
+  const std::vector<std::byte> input = make_input(rank, c.count, c.type, c.op);
+  std::vector<std::byte> recv(input.size(), std::byte{0xab});
+  const void* send = input.data();
+  if (c.in_place) {
+    recv = input;
+    send = recv.data();
+  }
+  const std::string label = "allreduce #" + std::to_string(call);
+  allreduce(job.context(rank, call, label, c.segment_bytes), algo, send, recv.data(), c.count, c.type, c.op);
+  if (recv != reference(job.size(), c.count, c.type, c.op)) return "rank " + std::to_string(rank) + ": wrong result";
+  if (!c.in_place && input != make_input(rank, c.count, c.type, c.op))
+    return "rank " + std::to_string(rank) + ": send buffer modified";
+  return {};
+}
+
+using AllreduceParam = std::tuple<std::string, int, AllreduceAlgo>;
+
+class AllreduceTest : public ::testing::TestWithParam<AllreduceParam> {};
+
+TEST_P(AllreduceTest, MatchesSerialReferenceForEveryTypeOpCountAndPlacement) {
+  const auto& [kind, size, algo] = GetParam();
+  Job job(kind, size);
+  const std::vector<AllreduceCase> cases = allreduce_cases();
+  std::vector<std::vector<std::string>> errors(cases.size(), std::vector<std::string>(size));
+  test::run_ranks(size, [&](int rank) {
+    for (std::size_t i = 0; i < cases.size(); ++i) errors[i][rank] = run_allreduce_case(job, rank, i, algo, cases[i]);
+  });
+  int failures = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    for (const std::string& e : errors[i])
+      if (!e.empty() && ++failures <= 10) ADD_FAILURE() << describe(cases[i]) << ": " << e;
+  EXPECT_EQ(failures, 0);
+}
+
+// Non-integer floats: results are inexact, but every rank must hold bitwise
+// the same result, and so must a second run on the same inputs.
+void store_float(DataType type, void* base, std::size_t i, double v) {
+  auto put = [&](auto value) { std::memcpy(static_cast<std::byte*>(base) + i * sizeof(value), &value, sizeof(value)); };
+  switch (type) {
+    case DataType::float16: return put(float_to_half(static_cast<float>(v)));
+    case DataType::bfloat16: return put(float_to_bfloat16(static_cast<float>(v)));
+    case DataType::float32: return put(static_cast<float>(v));
+    default: return put(v);
+  }
+}
+
+TEST_P(AllreduceTest, FloatResultsAreBitwiseIdenticalOnAllRanksAndRuns) {
+  const auto& [kind, size, algo] = GetParam();
+  Job job(kind, size);
+  constexpr std::size_t count = 777;
+  const DataType types[] = {DataType::float32, DataType::float64, DataType::float16, DataType::bfloat16};
+  struct Run {
+    DataType type;
+    ReduceOp op;
+    int repetition;
+  };
+  std::vector<Run> runs;
+  for (int repetition = 0; repetition < 2; ++repetition)
+    for (DataType type : types)
+      for (ReduceOp op : {ReduceOp::sum, ReduceOp::prod}) runs.push_back({type, op, repetition});
+  std::vector<std::vector<std::vector<std::byte>>> results(runs.size(), std::vector<std::vector<std::byte>>(size));
+  test::run_ranks(size, [&](int rank) {
+    for (std::size_t call = 0; call < runs.size(); ++call) {
+      const Run& run = runs[call];
+      std::mt19937 rng(static_cast<unsigned>(rank * 100 + static_cast<int>(run.type)));
+      std::uniform_real_distribution<double> dist(-1.0, 1.0);
+      std::vector<std::byte> buf(count * dtype_size(run.type));
+      for (std::size_t i = 0; i < count; ++i)
+        store_float(run.type, buf.data(), i, run.op == ReduceOp::sum ? dist(rng) * 1000 / 3 : 1 + dist(rng) / 7);
+      const std::string label = "allreduce #" + std::to_string(call);
+      allreduce(job.context(rank, call, label), algo, buf.data(), buf.data(), count, run.type, run.op);
+      results[call][rank] = std::move(buf);
+    }
+  });
+  for (std::size_t call = 0; call < runs.size(); ++call) {
+    for (int rank = 1; rank < size; ++rank)
+      EXPECT_TRUE(results[call][rank] == results[call][0])
+          << to_string(runs[call].type) << " " << to_string(runs[call].op) << ": rank " << rank << " differs from rank 0";
+    if (runs[call].repetition == 1) {
+      EXPECT_TRUE(results[call][0] == results[call - runs.size() / 2][0])
+          << to_string(runs[call].type) << " " << to_string(runs[call].op) << ": second run differs";
+    }
+  }
+}
+
+std::string allreduce_name(const ::testing::TestParamInfo<AllreduceParam>& info) {
+  return std::get<0>(info.param) + "_n" + std::to_string(std::get<1>(info.param)) + "_" +
+         to_string(std::get<2>(info.param));
+}
+
+INSTANTIATE_TEST_SUITE_P(All, AllreduceTest,
+                         ::testing::Combine(::testing::ValuesIn(transport_kinds()), ::testing::Range(1, 9),
+                                            ::testing::Values(AllreduceAlgo::ring, AllreduceAlgo::tree,
+                                                              AllreduceAlgo::recursive_doubling)),
+                         allreduce_name);
+
+// ------------------------------------------------------------ bcast
+
+std::vector<std::byte> pattern(int root, std::size_t bytes) {
+  std::vector<std::byte> buf(bytes);
+  for (std::size_t j = 0; j < bytes; ++j) buf[j] = static_cast<std::byte>((j * 131 + static_cast<std::size_t>(root) * 17 + 1) & 0xff);
+  return buf;
+}
+
+using BcastParam = std::tuple<std::string, int, BcastAlgo>;
+
+class BcastTest : public ::testing::TestWithParam<BcastParam> {};
+
+TEST_P(BcastTest, DeliversTheRootsBytesToEveryRankFromEveryRoot) {
+  const auto& [kind, size, algo] = GetParam();
+  Job job(kind, size);
+  struct Case {
+    int root;
+    std::size_t bytes;
+    std::size_t segment_bytes;
+  };
+  std::vector<Case> cases;
+  for (int root = 0; root < size; ++root) {
+    for (std::size_t bytes : {0, 1, 3, 1001}) cases.push_back({root, bytes, 64});
+    cases.push_back({root, 20000, 256});
+  }
+  std::vector<std::vector<int>> wrong(cases.size(), std::vector<int>(size, 0));
+  test::run_ranks(size, [&](int rank) {
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const Case& c = cases[i];
+      std::vector<std::byte> buf = rank == c.root ? pattern(c.root, c.bytes) : std::vector<std::byte>(c.bytes, std::byte{0xcd});
+      const std::string label = "bcast #" + std::to_string(i);
+      bcast(job.context(rank, i, label, c.segment_bytes), algo, buf.data(), c.bytes, c.root);
+      wrong[i][rank] = buf != pattern(c.root, c.bytes);
+    }
+  });
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    for (int rank = 0; rank < size; ++rank)
+      EXPECT_EQ(wrong[i][rank], 0) << "root " << cases[i].root << " bytes " << cases[i].bytes << ": rank " << rank;
+}
+
+std::string bcast_name(const ::testing::TestParamInfo<BcastParam>& info) {
+  return std::get<0>(info.param) + "_n" + std::to_string(std::get<1>(info.param)) + "_" +
+         to_string(std::get<2>(info.param));
+}
+
+INSTANTIATE_TEST_SUITE_P(All, BcastTest,
+                         ::testing::Combine(::testing::ValuesIn(transport_kinds()), ::testing::Range(1, 9),
+                                            ::testing::Values(BcastAlgo::binomial, BcastAlgo::scatter_allgather,
+                                                              BcastAlgo::chain)),
+                         bcast_name);
+
+// ------------------------------------------------------------ barrier
+
+using WorldParam = std::tuple<std::string, int>;
+
+class BarrierTest : public ::testing::TestWithParam<WorldParam> {};
+
+// In round k rank k mod n arrives late; nobody may leave before it arrived.
+TEST_P(BarrierTest, NoRankLeavesBeforeEveryRankArrived) {
+  const auto& [kind, size] = GetParam();
+  Job job(kind, size);
+  constexpr int rounds = 12;
+  std::vector<std::atomic<int>> arrived(rounds);
+  std::vector<std::vector<int>> seen(rounds, std::vector<int>(size, 0));
+  test::run_ranks(size, [&](int rank) {
+    for (int k = 0; k < rounds; ++k) {
+      if (k % size == rank) std::this_thread::sleep_for(2ms);
+      arrived[k].fetch_add(1);
+      const std::string label = "barrier #" + std::to_string(k);
+      barrier(job.context(rank, static_cast<std::uint64_t>(k), label));
+      seen[k][rank] = arrived[k].load();
+    }
+  });
+  for (int k = 0; k < rounds; ++k)
+    for (int rank = 0; rank < size; ++rank) EXPECT_EQ(seen[k][rank], size) << "round " << k << " rank " << rank;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, BarrierTest,
+                         ::testing::Combine(::testing::ValuesIn(transport_kinds()), ::testing::Range(1, 9)),
+                         [](const ::testing::TestParamInfo<WorldParam>& info) {
+                           return std::get<0>(info.param) + "_n" + std::to_string(std::get<1>(info.param));
+                         });
+
+// ------------------------------------------------------------ failures
+
+class MissingRankTest : public ::testing::TestWithParam<std::string> {};
+
+// Rank 3 of 4 never calls. The others must throw TimeoutError naming the
+// call and the algorithm shortly after the deadline, not hang.
+void expect_timeouts(const std::string& kind, const std::string& name,
+                     const std::function<void(const Context&)>& call) {
+  constexpr int size = 4;
+  constexpr auto timeout = 300ms;
+  Job job(kind, size);
+  std::vector<std::string> messages(size - 1);
+  std::vector<std::chrono::milliseconds> elapsed(size - 1);
+  test::run_ranks(size - 1, [&](int rank) {
+    const auto start = std::chrono::steady_clock::now();
+    const std::string label = "call #0";
+    try {
+      call(job.context(rank, 0, label, 64, timeout));
+      messages[rank] = "returned without error";
+    } catch (const TimeoutError& e) {
+      messages[rank] = e.what();
+    }
+    elapsed[rank] = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+  });
+  std::cout << name << ", rank 0: " << messages[0] << "\n";
+  for (int rank = 0; rank < size - 1; ++rank) {
+    EXPECT_NE(messages[rank].find("call #0: " + name), std::string::npos) << name << " rank " << rank << ": " << messages[rank];
+    EXPECT_GE(elapsed[rank], timeout) << name;
+    EXPECT_LT(elapsed[rank], timeout + 3s) << name;
+  }
+}
+
+TEST_P(MissingRankTest, AllreduceTimesOut) {
+  for (AllreduceAlgo algo : {AllreduceAlgo::ring, AllreduceAlgo::tree, AllreduceAlgo::recursive_doubling}) {
+    expect_timeouts(GetParam(), "allreduce " + to_string(algo), [&](const Context& ctx) {
+      std::vector<float> data(1001, 1.0f);
+      allreduce(ctx, algo, data.data(), data.data(), data.size(), DataType::float32, ReduceOp::sum);
+    });
+  }
+}
+
+TEST_P(MissingRankTest, BcastFromTheMissingRootTimesOut) {
+  for (BcastAlgo algo : {BcastAlgo::binomial, BcastAlgo::scatter_allgather, BcastAlgo::chain}) {
+    expect_timeouts(GetParam(), "bcast " + to_string(algo), [&](const Context& ctx) {
+      std::vector<std::byte> data(1001);
+      bcast(ctx, algo, data.data(), data.size(), 3);
+    });
+  }
+}
+
+TEST_P(MissingRankTest, BarrierTimesOut) {
+  expect_timeouts(GetParam(), "barrier dissemination", [](const Context& ctx) { barrier(ctx); });
+}
+
+INSTANTIATE_TEST_SUITE_P(All, MissingRankTest, ::testing::ValuesIn(transport_kinds()));
+
+// ------------------------------------------------------------ choice
+
+transport::Capabilities tcp_like() {
+  transport::Capabilities caps;
+  caps.preferred_segment = 1 << 20;
+  return caps;
+}
+
+TEST(Choose, LogDepthForSmallMessagesBandwidthOptimalForLarge) {
+  const auto caps = tcp_like();
+  for (int size : {2, 3, 8, 64}) {
+    EXPECT_EQ(choose_allreduce(8, size, caps), AllreduceAlgo::recursive_doubling) << size;
+    EXPECT_EQ(choose_allreduce(std::size_t{256} << 20, size, caps), AllreduceAlgo::ring) << size;
+    EXPECT_EQ(choose_bcast(8, size, caps), BcastAlgo::binomial) << size;
+  }
+  EXPECT_NE(choose_bcast(std::size_t{256} << 20, 8, caps), BcastAlgo::binomial);
+  EXPECT_NE(choose_allreduce(1 << 20, 1, caps), AllreduceAlgo::automatic);
+  EXPECT_NE(choose_bcast(1 << 20, 1, caps), BcastAlgo::automatic);
+}
+
+// Once the ring wins at some size it keeps winning above it: no flip-flopping.
+TEST(Choose, RingOnceChosenStaysChosenForLargerSizes) {
+  const auto caps = tcp_like();
+  for (int size = 2; size <= 64; ++size) {
+    bool ring = false;
+    for (int e = 0; e <= 34; ++e) {
+      const bool now = choose_allreduce(std::size_t{1} << e, size, caps) == AllreduceAlgo::ring;
+      EXPECT_FALSE(ring && !now) << "size " << size << " bytes 2^" << e;
+      ring = ring || now;
+    }
+    EXPECT_TRUE(ring) << size;
+  }
+}
+
+TEST(Choose, TableListsTheChoiceBySize) {
+  const std::string table = describe_choices(8, tcp_like());
+  std::cout << table;
+  for (const char* word : {"allreduce", "bcast", "rd", "ring", "binomial", "and up"})
+    EXPECT_NE(table.find(word), std::string::npos) << word << " missing in:\n" << table;
+}
+
+TEST(Choose, AutomaticAlgorithmsProduceCorrectResults) {
+  constexpr int size = 3;
+  Job job("inproc", size);
+  const std::size_t counts[] = {1, 300000};
+  std::vector<std::vector<int>> wrong(2, std::vector<int>(size, 0));
+  test::run_ranks(size, [&](int rank) {
+    for (std::size_t i = 0; i < 2; ++i) {
+      std::vector<std::byte> buf = make_input(rank, counts[i], DataType::int32, ReduceOp::sum);
+      const std::string label = "auto #" + std::to_string(i);
+      allreduce(job.context(rank, 2 * i, label, 1 << 16), AllreduceAlgo::automatic, buf.data(), buf.data(),
+                counts[i], DataType::int32, ReduceOp::sum);
+      std::vector<std::byte> data = rank == 1 ? pattern(1, counts[i]) : std::vector<std::byte>(counts[i]);
+      bcast(job.context(rank, 2 * i + 1, label, 1 << 16), BcastAlgo::automatic, data.data(), data.size(), 1);
+      wrong[i][rank] = (buf != reference(size, counts[i], DataType::int32, ReduceOp::sum)) + 2 * (data != pattern(1, counts[i]));
+    }
+  });
+  for (std::size_t i = 0; i < 2; ++i)
+    for (int rank = 0; rank < size; ++rank) EXPECT_EQ(wrong[i][rank], 0) << "count " << counts[i] << " rank " << rank;
+}
+
+}  // namespace
+}  // namespace rcoll::collectives
