@@ -1,0 +1,59 @@
+// Command line of rcoll-bench. Parsing is pure (no communicator needed), so
+// every rank parses the same argv to the same BenchOptions before joining.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <rcoll/rcoll.hpp>
+
+namespace rcoll::bench {
+
+enum class BenchOp { allreduce, bcast, barrier };
+
+// A bad command line; main prints it with the usage text and exits 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct BenchOptions {
+  BenchOp op = BenchOp::allreduce;
+  std::size_t min_bytes = 8;
+  std::size_t max_bytes = std::size_t{64} << 20;
+  double step_factor = 2.0;
+  // When non-empty, replaces the min/max/step sweep.
+  std::vector<std::size_t> sizes;
+  int iters = 20;
+  int warmup = 5;
+  DataType dtype = DataType::float32;
+  ReduceOp redop = ReduceOp::sum;
+  int root = 0;
+  // The --algo value as given (already validated for `op`); empty if absent.
+  std::string algo;
+  bool inplace = false;
+  bool check = false;
+  std::string json_path;
+  bool help = false;
+};
+
+std::string_view to_string(BenchOp op) noexcept;
+
+// "4096", "64K", "3M", "1G" (binary suffixes, case-insensitive).
+// Throws UsageError for anything else, including overflow.
+std::size_t parse_bytes(const std::string& text);
+
+// Throws UsageError on an unknown option, a missing or malformed value, or
+// an --algo that does not exist for --op.
+BenchOptions parse_options(const std::vector<std::string>& args);
+
+// The byte sizes to run, in order: --sizes as given, or the geometric
+// sweep rounded down to whole elements without repeats; {0} for barrier.
+std::vector<std::size_t> sweep_sizes(const BenchOptions& options);
+
+const char* usage_text() noexcept;
+
+}  // namespace rcoll::bench

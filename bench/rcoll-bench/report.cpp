@@ -1,0 +1,108 @@
+#include "report.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+namespace rcoll::bench {
+namespace {
+
+std::string type_column(const RunInfo& info) {
+  return info.options.op == BenchOp::barrier ? "-" : std::string(to_string(info.options.dtype));
+}
+
+std::string redop_column(const RunInfo& info) {
+  return info.options.op == BenchOp::allreduce ? std::string(to_string(info.options.redop)) : "-";
+}
+
+std::string json_string(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string json_meta(const RunInfo& info) {
+  const BenchOptions& o = info.options;
+  std::string meta = "{\"op\": " + json_string(std::string(to_string(o.op)));
+  meta += ", \"ranks\": " + std::to_string(info.ranks);
+  meta += ", \"transport\": " + json_string(info.transport);
+  meta += ", \"dtype\": " + json_string(type_column(info));
+  meta += ", \"redop\": " + json_string(redop_column(info));
+  meta += ", \"algo\": " + json_string(info.algo);
+  meta += ", \"root\": " + std::to_string(o.root);
+  meta += ", \"inplace\": " + std::string(o.inplace ? "true" : "false");
+  meta += ", \"check\": " + std::string(o.check ? "true" : "false");
+  meta += ", \"iters\": " + std::to_string(o.iters);
+  meta += ", \"warmup\": " + std::to_string(o.warmup);
+  return meta + ", \"host\": " + json_string(info.host) + "}";
+}
+
+std::string json_result(const SizeResult& r) {
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "{\"bytes\": %zu, \"count\": %zu, \"time_us\": %.3f, \"min_us\": %.3f, "
+                "\"p99_us\": %.3f, \"mean_us\": %.3f, \"algbw_GBps\": %.4f, \"busbw_GBps\": %.4f, "
+                "\"errors\": %llu}",
+                r.bytes, r.count, r.latency.median_s * 1e6, r.latency.min_s * 1e6, r.latency.p99_s * 1e6,
+                r.latency.mean_s * 1e6, r.algbw_gbps, r.busbw_gbps, static_cast<unsigned long long>(r.errors));
+  return line;
+}
+
+}  // namespace
+
+void print_header(std::FILE* out, const RunInfo& info) {
+  const BenchOptions& o = info.options;
+  std::fprintf(out, "# rcoll-bench: op %s, ranks %d, transport %s, dtype %s, iters %d, warmup %d",
+               std::string(to_string(o.op)).c_str(), info.ranks, info.transport.c_str(), type_column(info).c_str(),
+               o.iters, o.warmup);
+  if (o.op == BenchOp::allreduce) std::fprintf(out, ", %s", o.inplace ? "in-place" : "out-of-place");
+  if (o.op == BenchOp::bcast) std::fprintf(out, ", root %d", o.root);
+  std::fprintf(out, ", check %s, host %s\n", o.check ? "on" : "off", info.host.c_str());
+  std::fprintf(out, "#%12s %12s %9s %6s %17s %12s %11s %11s %7s\n", "bytes", "count", "type", "redop", "algo",
+               "time_us", "algbw_GBps", "busbw_GBps", "errors");
+  std::fflush(out);
+}
+
+void print_row(std::FILE* out, const RunInfo& info, const SizeResult& r) {
+  std::fprintf(out, " %12zu %12zu %9s %6s %17s %12.2f %11.3f %11.3f %7llu\n", r.bytes, r.count,
+               type_column(info).c_str(), redop_column(info).c_str(), info.algo.c_str(), r.latency.median_s * 1e6,
+               r.algbw_gbps, r.busbw_gbps, static_cast<unsigned long long>(r.errors));
+  std::fflush(out);
+}
+
+void print_footer(std::FILE* out, const std::vector<SizeResult>& results) {
+  double busbw = 0;
+  unsigned long long errors = 0;
+  for (const SizeResult& r : results) {
+    busbw += r.busbw_gbps;
+    errors += r.errors;
+  }
+  const double avg = results.empty() ? 0.0 : busbw / static_cast<double>(results.size());
+  std::fprintf(out, "# avg busbw: %.3f GB/s\n# errors: %llu\n", avg, errors);
+  std::fflush(out);
+}
+
+void write_json(const std::string& path, const RunInfo& info, const std::vector<SizeResult>& results) {
+  std::ofstream file(path);
+  if (!file) throw std::runtime_error("cannot open '" + path + "' for writing: " + std::strerror(errno));
+  file << "{\n  \"meta\": " << json_meta(info) << ",\n  \"results\": [";
+  for (std::size_t i = 0; i < results.size(); ++i)
+    file << (i ? ",\n    " : "\n    ") << json_result(results[i]);
+  file << "\n  ]\n}\n";
+  file.close();
+  if (!file) throw std::runtime_error("cannot write '" + path + "'");
+}
+
+}  // namespace rcoll::bench
