@@ -8,10 +8,6 @@
 #include "rcoll/options.hpp"
 #include "transport/transport.hpp"
 
-namespace rcoll::bootstrap {
-class Bootstrap;
-}
-
 namespace rcoll::transport {
 
 struct TransportConfig {
@@ -23,9 +19,6 @@ struct TransportConfig {
   // Interface name or IPv4 address to listen on and to publish; empty: any.
   std::string socket_ifname;
   std::chrono::milliseconds connect_timeout{std::chrono::seconds(60)};
-  // For backends that exchange per-connection data after the join (RDMA);
-  // may be null for others. Outlives the transport.
-  bootstrap::Bootstrap* bootstrap = nullptr;
 };
 
 // `automatic` picks RDMA when a usable device exists, else TCP, and logs why.

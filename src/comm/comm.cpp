@@ -1,0 +1,80 @@
+// The public Comm: argument forwarding to CommImpl, and the two ways to
+// create one (from the environment, from explicit options).
+#include <memory>
+
+#include "bootstrap/in_memory.hpp"
+#include "bootstrap/tcp_client.hpp"
+#include "bootstrap/tcp_server.hpp"
+#include "comm/comm_impl.hpp"
+#include "comm/env_options.hpp"
+#include "comm/validate.hpp"
+#include "common/log.hpp"
+#include "rcoll/comm.hpp"
+#include "rcoll/errors.hpp"
+
+namespace rcoll {
+
+Comm Comm::from_env() { return create(detail::options_from_env()); }
+
+Comm Comm::create(const Options& options) {
+  detail::validate_options(options);
+  log::set_rank(options.rank);
+  if (options.size == 1 && options.bootstrap.empty()) {
+    // A job of one rank needs no service: join a rendezvous of one.
+    auto rendezvous = std::make_shared<bootstrap::InMemoryRendezvous>(1);
+    auto join = [rendezvous](const std::string& blob, Deadline deadline) {
+      return rendezvous->join(0, blob, deadline);
+    };
+    return Comm(std::make_unique<detail::CommImpl>(options, join, nullptr));
+  }
+  std::unique_ptr<bootstrap::BootstrapServer> server;
+  std::string address = options.bootstrap;
+  if (options.host_bootstrap) {
+    bootstrap::BootstrapServer::Config config;
+    config.listen = options.bootstrap;
+    config.size = options.size;
+    config.job_token = options.job_token;
+    config.join_timeout = options.timeout;
+    server = std::make_unique<bootstrap::BootstrapServer>(config);
+    server->start();
+    address = server->address();
+    log::info("hosting the bootstrap service at {}", address);
+  }
+  auto join = [&](const std::string& blob, Deadline deadline) {
+    bootstrap::JoinRequest request{address, options.job_token, options.rank, options.size, blob};
+    return bootstrap::join_tcp(request, deadline);
+  };
+  return Comm(std::make_unique<detail::CommImpl>(options, join, std::move(server)));
+}
+
+Comm::Comm(std::unique_ptr<detail::CommImpl> impl) : impl_(std::move(impl)) {}
+Comm::Comm(Comm&&) noexcept = default;
+Comm& Comm::operator=(Comm&&) noexcept = default;
+Comm::~Comm() = default;
+
+int Comm::rank() const noexcept { return impl_->rank(); }
+int Comm::size() const noexcept { return impl_->size(); }
+std::string Comm::transport_name() const { return std::string(impl_->transport().name()); }
+
+void Comm::allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op) {
+  impl_->allreduce(send, recv, count, type, op);
+}
+void Comm::allreduce(void* inout, std::size_t count, DataType type, ReduceOp op) {
+  impl_->allreduce(inout, inout, count, type, op);
+}
+void Comm::bcast(void* buf, std::size_t count, DataType type, int root) { impl_->bcast(buf, count, type, root); }
+void Comm::barrier() { impl_->barrier(); }
+void Comm::send(const void* buf, std::size_t count, DataType type, int dest, int tag) {
+  impl_->send(buf, count, type, dest, tag);
+}
+std::size_t Comm::recv(void* buf, std::size_t count, DataType type, int source, int tag) {
+  return impl_->recv(buf, count, type, source, tag);
+}
+
+void Comm::check_same_length(std::size_t send, std::size_t recv) {
+  if (send != recv)
+    throw InvalidArgument("allreduce: send span has " + std::to_string(send) + " elements but recv span has " +
+                          std::to_string(recv));
+}
+
+}  // namespace rcoll

@@ -1,0 +1,21 @@
+// Tag spaces: collectives and user point-to-point messages never match each
+// other. Bit 63 selects the space; a collective's tag is its call's sequence
+// number above the algorithm's step bits.
+#pragma once
+
+#include <cstdint>
+
+#include "collectives/collectives.hpp"
+#include "transport/request.hpp"
+
+namespace rcoll::detail {
+
+inline transport::Tag collective_tag_base(std::uint64_t sequence) {
+  return (sequence & ((std::uint64_t(1) << 38) - 1)) << collectives::Context::step_bits;
+}
+
+inline transport::Tag user_tag(int tag) {
+  return (std::uint64_t(1) << 63) | static_cast<std::uint32_t>(tag);
+}
+
+}  // namespace rcoll::detail

@@ -1,0 +1,132 @@
+// Options from the launcher environments rcoll understands.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+#include <string>
+
+#include "comm/env_options.hpp"
+#include "rcoll/errors.hpp"
+
+namespace rcoll::detail {
+namespace {
+
+// Clears every variable rcoll reads, sets the given ones, restores all on exit.
+class ScopedEnv {
+ public:
+  explicit ScopedEnv(const std::map<std::string, std::string>& values) {
+    for (const char* name : known) {
+      if (const char* old = std::getenv(name)) saved_[name] = old;
+      unsetenv(name);
+    }
+    for (const auto& [name, value] : values) setenv(name.c_str(), value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    for (const char* name : known) unsetenv(name);
+    for (const auto& [name, value] : saved_) setenv(name.c_str(), value.c_str(), 1);
+  }
+
+ private:
+  static constexpr const char* known[] = {
+      "RCOLL_RANK", "RCOLL_SIZE", "RCOLL_LOCAL_RANK", "RCOLL_BOOTSTRAP", "RCOLL_BOOTSTRAP_SERVE",
+      "RCOLL_JOB_TOKEN", "RCOLL_TRANSPORT", "RCOLL_TIMEOUT", "RCOLL_SOCKET_IFNAME", "RCOLL_ALLREDUCE_ALGO",
+      "RCOLL_BCAST_ALGO", "RCOLL_SEGMENT_BYTES", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID",
+      "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "RANK", "WORLD_SIZE",
+      "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"};
+  std::map<std::string, std::string> saved_;
+};
+
+TEST(EnvOptions, NoLauncherIsASingleRankJob) {
+  ScopedEnv env({});
+  Options o = options_from_env();
+  EXPECT_EQ(o.rank, 0);
+  EXPECT_EQ(o.size, 1);
+  EXPECT_TRUE(o.bootstrap.empty());
+  EXPECT_FALSE(o.host_bootstrap);
+}
+
+TEST(EnvOptions, RcollRunVariables) {
+  ScopedEnv env({{"RCOLL_RANK", "2"}, {"RCOLL_SIZE", "5"}, {"RCOLL_LOCAL_RANK", "1"},
+                 {"RCOLL_BOOTSTRAP", "127.0.0.1:4000"}, {"RCOLL_JOB_TOKEN", "secret"},
+                 {"RCOLL_TRANSPORT", "tcp"}, {"RCOLL_TIMEOUT", "2.5"}, {"RCOLL_ALLREDUCE_ALGO", "ring"},
+                 {"RCOLL_BCAST_ALGO", "chain"}, {"RCOLL_SEGMENT_BYTES", "4096"}, {"RCOLL_SOCKET_IFNAME", "lo"}});
+  Options o = options_from_env();
+  EXPECT_EQ(o.rank, 2);
+  EXPECT_EQ(o.size, 5);
+  EXPECT_EQ(o.local_rank, 1);
+  EXPECT_EQ(o.bootstrap, "127.0.0.1:4000");
+  EXPECT_FALSE(o.host_bootstrap);
+  EXPECT_EQ(o.job_token, "secret");
+  EXPECT_EQ(o.transport, TransportKind::tcp);
+  EXPECT_EQ(o.timeout, std::chrono::milliseconds(2500));
+  EXPECT_EQ(o.allreduce_algo, AllreduceAlgo::ring);
+  EXPECT_EQ(o.bcast_algo, BcastAlgo::chain);
+  EXPECT_EQ(o.segment_bytes, 4096u);
+  EXPECT_EQ(o.socket_ifname, "lo");
+}
+
+TEST(EnvOptions, SlurmVariables) {
+  ScopedEnv env({{"SLURM_PROCID", "3"}, {"SLURM_NTASKS", "8"}, {"SLURM_LOCALID", "3"},
+                 {"RCOLL_BOOTSTRAP", "node1:5000"}});
+  Options o = options_from_env();
+  EXPECT_EQ(o.rank, 3);
+  EXPECT_EQ(o.size, 8);
+  EXPECT_EQ(o.local_rank, 3);
+  EXPECT_EQ(o.bootstrap, "node1:5000");
+}
+
+TEST(EnvOptions, OpenMpiVariables) {
+  ScopedEnv env({{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "2"},
+                 {"OMPI_COMM_WORLD_LOCAL_RANK", "0"}, {"RCOLL_BOOTSTRAP", "h:1"}});
+  Options o = options_from_env();
+  EXPECT_EQ(o.rank, 1);
+  EXPECT_EQ(o.size, 2);
+  EXPECT_EQ(o.local_rank, 0);
+}
+
+TEST(EnvOptions, TorchrunVariablesMakeRankZeroHostTheService) {
+  {
+    ScopedEnv env({{"RANK", "0"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "0"}, {"MASTER_ADDR", "127.0.0.1"},
+                   {"MASTER_PORT", "29500"}});
+    Options o = options_from_env();
+    EXPECT_EQ(o.bootstrap, "127.0.0.1:29500");
+    EXPECT_TRUE(o.host_bootstrap);
+  }
+  {
+    ScopedEnv env({{"RANK", "3"}, {"WORLD_SIZE", "4"}, {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", "29500"}});
+    Options o = options_from_env();
+    EXPECT_EQ(o.rank, 3);
+    EXPECT_FALSE(o.host_bootstrap);
+  }
+}
+
+TEST(EnvOptions, RcollVariablesWinOverOtherLaunchers) {
+  ScopedEnv env({{"RCOLL_RANK", "1"}, {"RCOLL_SIZE", "2"}, {"SLURM_PROCID", "7"}, {"SLURM_NTASKS", "9"}});
+  Options o = options_from_env();
+  EXPECT_EQ(o.rank, 1);
+  EXPECT_EQ(o.size, 2);
+}
+
+TEST(EnvOptions, MalformedValuesNameTheVariable) {
+  auto expect_invalid = [](const std::map<std::string, std::string>& values, const std::string& needle) {
+    ScopedEnv env(values);
+    try {
+      options_from_env();
+      ADD_FAILURE() << "no error for " << needle;
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_invalid({{"RCOLL_RANK", "x"}, {"RCOLL_SIZE", "2"}}, "RCOLL_RANK");
+  expect_invalid({{"RCOLL_RANK", "1"}}, "RCOLL_SIZE");
+  expect_invalid({{"RCOLL_TIMEOUT", "-1"}}, "RCOLL_TIMEOUT");
+  expect_invalid({{"RCOLL_TIMEOUT", "soon"}}, "RCOLL_TIMEOUT");
+  expect_invalid({{"RCOLL_TRANSPORT", "carrier-pigeon"}}, "carrier-pigeon");
+  expect_invalid({{"RCOLL_ALLREDUCE_ALGO", "magic"}}, "magic");
+  expect_invalid({{"RCOLL_BCAST_ALGO", "magic"}}, "magic");
+  expect_invalid({{"RCOLL_SEGMENT_BYTES", "0"}}, "RCOLL_SEGMENT_BYTES");
+  expect_invalid({{"MASTER_ADDR", "h"}}, "MASTER_PORT");
+}
+
+}  // namespace
+}  // namespace rcoll::detail
