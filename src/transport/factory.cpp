@@ -2,6 +2,7 @@
 
 #include "common/log.hpp"
 #include "rcoll/errors.hpp"
+#include "transport/rdma/rdma_transport.hpp"
 #include "transport/tcp/tcp_transport.hpp"
 
 namespace rcoll::transport {
@@ -10,12 +11,19 @@ std::unique_ptr<Transport> make_transport(TransportKind kind, const TransportCon
   switch (kind) {
     case TransportKind::tcp:
       return make_tcp_transport(config);
-    case TransportKind::automatic:
-      log::info("transport auto: using tcp (this build has no RDMA backend)");
-      return make_tcp_transport(config);
     case TransportKind::rdma:
-      throw InvalidArgument("rank " + std::to_string(config.rank) +
-                            ": transport 'rdma' requested, but this build has no RDMA backend");
+      return make_rdma_transport(config);
+    case TransportKind::automatic: {
+      std::string reason = rdma_unavailable_reason();
+      if (reason.empty()) return make_rdma_transport(config);
+      // One visible line per job (rank 0), the rest at info: the fallback is
+      // expected on hosts without RDMA, but the user should know it happened.
+      if (config.rank == 0)
+        log::warn("transport auto: using tcp because RDMA is unavailable: {}", reason);
+      else
+        log::info("transport auto: using tcp because RDMA is unavailable: {}", reason);
+      return make_tcp_transport(config);
+    }
   }
   throw InvalidArgument("unknown transport kind");
 }

@@ -1,0 +1,192 @@
+// Lazy QP connection through the bootstrap key-value service.
+//
+// Rank r, on first use of peer p (or on finding p's key, see discovery):
+//   publish:     QP created (INIT), ring posted; put rdma/<r>/<p> = ConnInfo
+//   await_info:  poll rdma/<p>/<r>; then RTR, RTS; put rdma/<r>/<p>/ready
+//   await_ready: poll rdma/<p>/<r>/ready; then connected
+// The ready key keeps us from sending before p's QP can receive (a QP in
+// INIT drops packets, and the sender would run out of retries if p took a
+// while to look). Polls are rate-limited (handshake_poll).
+//
+// Discovery: a peer that sends to us before we ever use it would wait for
+// us forever, so an idle rank also looks, one peer at a time at
+// discovery_interval, for keys addressed to it.
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "bootstrap/bootstrap.hpp"
+#include "common/log.hpp"
+#include "rcoll/errors.hpp"
+#include "transport/rdma/connector.hpp"
+
+namespace rcoll::transport::rdma {
+namespace {
+
+std::string info_key(int from, int to) { return "rdma/" + std::to_string(from) + "/" + std::to_string(to); }
+std::string ready_key(int from, int to) { return info_key(from, to) + "/ready"; }
+
+class BootstrapConnector final : public Connector {
+ public:
+  explicit BootstrapConnector(const ConnectorSetup& setup)
+      : setup_(setup), port_{setup.device.port, setup.device.gid_index} {}
+
+  void attach_bootstrap(bootstrap::Bootstrap& bootstrap) override { bootstrap_ = &bootstrap; }
+
+  void start(Peer& peer) override {
+    if (bootstrap_ == nullptr)
+      throw IoError(rank(), peer.peer(), "rdma connect", "no bootstrap attached (attach_bootstrap was not called)");
+    peer.set_connecting();
+    Channel& channel = peer.make_channel();
+    channel.create_qp(port_);
+    auto now = std::chrono::steady_clock::now();
+    pending_[peer.peer()] = Handshake{Phase::publish, now + setup_.connect_timeout, now};
+    log::debug("rdma peer {}: connecting (QP {:#x}) through bootstrap keys", peer.peer(), channel.qpn());
+  }
+
+  bool progress(Peers& peers) override {
+    auto now = std::chrono::steady_clock::now();
+    bool moved = false;
+    for (auto it = pending_.begin(); it != pending_.end();) {
+      Peer& peer = *peers[static_cast<std::size_t>(it->first)];
+      bool done = false;
+      try {
+        moved |= step(peer, it->second, now, done);
+        if (!done && now > it->second.deadline) throw IoError(rank(), peer.peer(), "rdma connect", timeout_text(peer, it->second));
+      } catch (const Error&) {
+        peer.fail(std::current_exception());
+        done = moved = true;
+      }
+      it = done ? pending_.erase(it) : std::next(it);
+    }
+    if (setup_.core->options.discovery_interval.count() > 0 && now >= next_discovery_) moved |= discover(peers, now);
+    return moved;
+  }
+
+  std::optional<TimePoint> next_timer() const override {
+    std::optional<TimePoint> next;
+    for (const auto& [peer, h] : pending_) next = next ? std::min(*next, h.next_poll) : h.next_poll;
+    if (bootstrap_ != nullptr && setup_.core->options.discovery_interval.count() > 0)
+      next = next ? std::min(*next, next_discovery_) : next_discovery_;
+    return next;
+  }
+
+ private:
+  enum class Phase { publish, await_info, await_ready };
+  struct Handshake {
+    Phase phase;
+    TimePoint deadline;
+    TimePoint next_poll;
+  };
+
+  int rank() const { return setup_.core->rank; }
+
+  Deadline put_deadline() const { return Deadline::after(setup_.connect_timeout); }
+
+  bool step(Peer& peer, Handshake& h, TimePoint now, bool& done) {
+    int p = peer.peer();
+    if (peer.link() == Peer::Link::failed) return done = true;
+    if (h.phase == Phase::publish) {
+      bootstrap_->put(info_key(rank(), p), to_hex(local_info(peer)), put_deadline());
+      h.phase = Phase::await_info;
+      return true;
+    }
+    if (now < h.next_poll) return false;
+    h.next_poll = now + setup_.core->options.handshake_poll;
+    if (h.phase == Phase::await_info) {
+      auto value = bootstrap_->try_get(info_key(p, rank()));
+      if (!value) return false;
+      connect(peer, *value);
+      bootstrap_->put(ready_key(rank(), p), "1", put_deadline());
+      h.phase = Phase::await_ready;
+      h.next_poll = now;
+      return true;
+    }
+    if (!bootstrap_->try_get(ready_key(p, rank()))) return false;
+    peer.on_connected();
+    return done = true;
+  }
+
+  ConnInfo local_info(const Peer& peer) const {
+    const Channel& channel = *peer.channel();
+    ConnInfo info;
+    info.mtu = static_cast<std::uint8_t>(setup_.device.active_mtu);
+    info.use_gid = setup_.device.gid_index >= 0 ? 1 : 0;
+    info.rank = static_cast<std::uint32_t>(rank());
+    info.peer = static_cast<std::uint32_t>(peer.peer());
+    info.qpn = channel.qpn();
+    info.psn = channel.psn();
+    info.lid = setup_.device.lid;
+    info.ring_slots = static_cast<std::uint32_t>(channel.config().ring_slots);
+    info.slot_bytes = static_cast<std::uint32_t>(channel.config().slot_bytes);
+    std::memcpy(info.gid, setup_.device.gid.raw, sizeof(info.gid));
+    info.token_hash = setup_.token_hash;
+    return info;
+  }
+
+  void connect(Peer& peer, const std::string& value) {
+    int p = peer.peer();
+    auto info = conn_info_from_hex(value);
+    if (!info)
+      throw IoError(rank(), p, "rdma connect", "malformed connection info under " + info_key(p, rank()) +
+                                                   " (a different rcoll version?)");
+    if (info->rank != static_cast<std::uint32_t>(p) || info->peer != static_cast<std::uint32_t>(rank()))
+      throw IoError(rank(), p, "rdma connect", "connection info under " + info_key(p, rank()) + " names ranks " +
+                                                   std::to_string(info->rank) + "->" + std::to_string(info->peer));
+    if (info->token_hash != setup_.token_hash)
+      throw IoError(rank(), p, "rdma connect", "peer presented a different job token");
+    RemoteQp remote;
+    remote.qpn = info->qpn;
+    remote.psn = info->psn;
+    remote.lid = info->lid;
+    std::memcpy(remote.gid.raw, info->gid, sizeof(info->gid));
+    remote.use_gid = info->use_gid != 0 || setup_.device.roce;
+    remote.mtu = std::min(setup_.device.active_mtu, static_cast<ibv_mtu>(info->mtu));
+    Channel& channel = *peer.channel();
+    channel.connect(port_, remote);
+    channel.set_peer_ring(static_cast<int>(info->ring_slots), info->slot_bytes);
+    log::debug("rdma peer {}: QP {:#x} -> remote QP {:#x} RTS, path mtu {}", p, channel.qpn(), remote.qpn,
+               mtu_bytes(remote.mtu));
+  }
+
+  std::string timeout_text(const Peer& peer, const Handshake& h) const {
+    std::string missing = h.phase == Phase::await_ready ? ready_key(peer.peer(), rank()) : info_key(peer.peer(), rank());
+    return "peer did not connect within " + std::to_string(setup_.connect_timeout.count()) +
+           " ms (bootstrap key " + missing + " never appeared)";
+  }
+
+  // Round robin over peers never used: has one of them published for us?
+  bool discover(Peers& peers, TimePoint now) {
+    next_discovery_ = now + setup_.core->options.discovery_interval;
+    if (bootstrap_ == nullptr) return false;
+    for (std::size_t tries = 0; tries < peers.size(); ++tries) {
+      cursor_ = (cursor_ + 1) % peers.size();
+      Peer& peer = *peers[cursor_];
+      if (peer.is_self() || peer.link() != Peer::Link::idle) continue;
+      if (!bootstrap_->try_get(info_key(peer.peer(), rank()))) return false;
+      log::debug("rdma peer {}: wants to connect (found its bootstrap key)", peer.peer());
+      try {
+        start(peer);
+      } catch (const Error&) {
+        peer.fail(std::current_exception());
+      }
+      return true;
+    }
+    return false;
+  }
+
+  ConnectorSetup setup_;
+  LocalPort port_;
+  bootstrap::Bootstrap* bootstrap_ = nullptr;
+  std::map<int, Handshake> pending_;
+  TimePoint next_discovery_{};
+  std::size_t cursor_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Connector> make_bootstrap_connector(const ConnectorSetup& setup) {
+  return std::make_unique<BootstrapConnector>(setup);
+}
+
+}  // namespace rcoll::transport::rdma

@@ -1,0 +1,309 @@
+// Connections through librdmacm (RCOLL_IB_CM=rdmacm).
+//
+// Every rank listens on its device's IPv4 address (local_endpoint() is
+// "a.b.c.d:port"). The lower rank of a pair always makes the connection:
+//   lower rank r, first use of q:  resolve addr -> resolve route -> QP on
+//     the id, ring posted -> rdma_connect(CmPrivate) -> ESTABLISHED (the
+//     REP's CmPrivate gives q's ring)
+//   higher rank q: accepts r's CONNECT_REQUEST (QP on the new id, ring
+//     posted, rdma_accept with its CmPrivate) -> ESTABLISHED
+// When the higher rank uses the pair first, it "knocks": a CONNECT_REQUEST
+// flagged cm_knock, which the lower rank rejects and answers by connecting.
+// The event channel's fd is polled from progress()/wait_for_activity();
+// a DISCONNECTED event (the peer destroyed its connection) fails the peer.
+#include <arpa/inet.h>
+
+#include <cstring>
+#include <map>
+
+#include "common/log.hpp"
+#include "rcoll/errors.hpp"
+#include "transport/rdma/connector.hpp"
+
+namespace rcoll::transport::rdma {
+namespace {
+
+constexpr int resolve_timeout_ms = 2000;
+constexpr int listen_backlog = 64;
+
+enum class Role : std::uint32_t { connect = 1, knock = 2, accept = 3 };
+
+void* cookie(Role role, int peer) {
+  return reinterpret_cast<void*>(static_cast<std::uintptr_t>(role) << 32 | static_cast<std::uint32_t>(peer));
+}
+Role role_of(const rdma_cm_id* id) { return static_cast<Role>(reinterpret_cast<std::uintptr_t>(id->context) >> 32); }
+int peer_of(const rdma_cm_id* id) { return static_cast<int>(reinterpret_cast<std::uintptr_t>(id->context) & 0xffffffffu); }
+
+class CmConnector final : public Connector {
+ public:
+  explicit CmConnector(const ConnectorSetup& setup) : setup_(setup), where_{setup.core->rank, -1} {
+    if (setup_.device.ipv4.empty())
+      throw IoError(rank(), -1, "rdma device selection",
+                    "RCOLL_IB_CM=rdmacm needs an IPv4 address on " + setup_.device.name);
+    channel_ = create_event_channel(where_);
+    listener_ = create_cm_id(channel_.get(), nullptr, where_);
+    sockaddr_in address = ipv4_sockaddr(setup_.device.ipv4, 0);
+    if (rdma_bind_addr(listener_.get(), reinterpret_cast<sockaddr*>(&address)) != 0)
+      throw_verb_error(where_, "rdma_bind_addr(" + setup_.device.ipv4 + ")", errno);
+    if (rdma_listen(listener_.get(), listen_backlog) != 0) throw_verb_error(where_, "rdma_listen", errno);
+    endpoint_ = setup_.device.ipv4 + ":" + std::to_string(ntohs(rdma_get_src_port(listener_.get())));
+  }
+
+  std::string local_endpoint() const override { return endpoint_; }
+
+  void set_peer_endpoints(const std::vector<PeerEndpoint>& endpoints) override {
+    addresses_.clear();
+    for (const auto& e : endpoints) {
+      auto colon = e.blob.rfind(':');
+      if (colon == std::string::npos) {
+        addresses_.push_back(std::nullopt);
+        continue;
+      }
+      int port = std::atoi(e.blob.c_str() + colon + 1);
+      addresses_.push_back(ipv4_sockaddr(e.blob.substr(0, colon), static_cast<std::uint16_t>(port)));
+    }
+  }
+
+  void start(Peer& peer) override {
+    int q = peer.peer();
+    if (q >= static_cast<int>(addresses_.size()) || !addresses_[static_cast<std::size_t>(q)])
+      throw IoError(rank(), q, "rdma_cm connect", "no rdma_cm address for this peer (set_peer_endpoints)");
+    peer.set_connecting();
+    Role role = rank() < q ? Role::connect : Role::knock;
+    CmIdPtr id = create_cm_id(channel_.get(), cookie(role, q), Where{rank(), q});
+    sockaddr_in source = ipv4_sockaddr(setup_.device.ipv4, 0);
+    sockaddr_in target = *addresses_[static_cast<std::size_t>(q)];
+    if (rdma_resolve_addr(id.get(), reinterpret_cast<sockaddr*>(&source), reinterpret_cast<sockaddr*>(&target),
+                          resolve_timeout_ms) != 0)
+      throw_verb_error(Where{rank(), q}, "rdma_resolve_addr", errno);
+    pending_[q] = Pending{role, std::move(id), std::chrono::steady_clock::now() + setup_.connect_timeout};
+    log::debug("rdma peer {}: {} through rdma_cm", q, role == Role::connect ? "connecting" : "knocking");
+  }
+
+  bool progress(Peers& peers) override {
+    bool moved = false;
+    rdma_cm_event* event = nullptr;
+    while (rdma_get_cm_event(channel_.get(), &event) == 0) {
+      moved = true;
+      try {
+        handle(peers, *event);
+      } catch (const Error&) {
+        fail_from(peers, event->id, std::current_exception());
+      }
+      rdma_ack_cm_event(event);
+      graveyard_.clear();  // ids destroyed only after their events are acknowledged
+    }
+    moved |= check_deadlines(peers);
+    return moved;
+  }
+
+  std::optional<TimePoint> next_timer() const override {
+    std::optional<TimePoint> next;
+    for (const auto& [peer, p] : pending_) next = next ? std::min(*next, p.deadline) : p.deadline;
+    return next;
+  }
+
+  int fd() const override { return channel_->fd; }
+
+ private:
+  struct Pending {
+    Role role;
+    CmIdPtr id;  // until the QP is made on it (then the channel owns it)
+    TimePoint deadline;
+  };
+
+  int rank() const { return setup_.core->rank; }
+
+  CmPrivate local_private(Role role, int peer) const {
+    CmPrivate data;
+    data.flags = role == Role::knock ? cm_knock : 0;
+    data.rank = static_cast<std::uint32_t>(rank());
+    data.peer = static_cast<std::uint32_t>(peer);
+    data.ring_slots = static_cast<std::uint32_t>(setup_.core->channel_config.ring_slots);
+    data.slot_bytes = static_cast<std::uint32_t>(setup_.core->channel_config.slot_bytes);
+    data.token_hash = setup_.token_hash;
+    return data;
+  }
+
+  // The CmPrivate of a CONNECT_REQUEST or a REP, checked.
+  CmPrivate remote_private(const rdma_cm_event& event, int expected_peer) const {
+    CmPrivate data;
+    if (event.param.conn.private_data == nullptr || event.param.conn.private_data_len < sizeof(data))
+      throw IoError(rank(), expected_peer, "rdma_cm connect", "no rcoll private data in the connection");
+    std::memcpy(&data, event.param.conn.private_data, sizeof(data));
+    if (data.magic != conn_magic || data.version != wire_version)
+      throw IoError(rank(), expected_peer, "rdma_cm connect", "peer speaks another rcoll wire version");
+    if (data.token_hash != setup_.token_hash)
+      throw IoError(rank(), static_cast<int>(data.rank), "rdma_cm connect", "peer presented a different job token");
+    if (data.peer != static_cast<std::uint32_t>(rank()) ||
+        (expected_peer >= 0 && data.rank != static_cast<std::uint32_t>(expected_peer)))
+      throw IoError(rank(), expected_peer, "rdma_cm connect", "connection meant for ranks " +
+                                                                  std::to_string(data.rank) + "->" + std::to_string(data.peer));
+    return data;
+  }
+
+  rdma_conn_param conn_param(const CmPrivate& data) const {
+    rdma_conn_param param{};
+    param.private_data = &data;
+    param.private_data_len = sizeof(data);
+    param.responder_resources = 0;  // no RDMA READ or atomics, either way
+    param.initiator_depth = 0;
+    param.retry_count = 6;
+    param.rnr_retry_count = 0;  // credits make RNR a bug, not a wait
+    return param;
+  }
+
+  void handle(Peers& peers, rdma_cm_event& event) {
+    if (event.event == RDMA_CM_EVENT_CONNECT_REQUEST) return on_request(peers, event);
+    if (event.id == nullptr || event.id->context == nullptr) return;
+    int q = peer_of(event.id);
+    Peer& peer = *peers[static_cast<std::size_t>(q)];
+    Where where{rank(), q};
+    log::trace("rdma peer {}: rdma_cm {}", q, rdma_event_str(event.event));
+    switch (event.event) {
+      case RDMA_CM_EVENT_ADDR_RESOLVED:
+        if (rdma_resolve_route(event.id, resolve_timeout_ms) != 0) throw_verb_error(where, "rdma_resolve_route", errno);
+        return;
+      case RDMA_CM_EVENT_ROUTE_RESOLVED: return on_route(peer, event);
+      case RDMA_CM_EVENT_ESTABLISHED: return on_established(peer, event);
+      case RDMA_CM_EVENT_REJECTED:
+        if (role_of(event.id) == Role::knock) {  // as asked: the lower rank connects to us now
+          bury(q);
+          return;
+        }
+        throw IoError(rank(), q, "rdma_cm connect", "rejected by the peer (status " + std::to_string(event.status) + ")");
+      case RDMA_CM_EVENT_DISCONNECTED:
+        if (peer.link() == Peer::Link::connected) peer.poll();  // take what arrived before the close
+        throw IoError(rank(), q, "rdma_cm", "peer disconnected");
+      case RDMA_CM_EVENT_ADDR_ERROR:
+      case RDMA_CM_EVENT_ROUTE_ERROR:
+      case RDMA_CM_EVENT_CONNECT_ERROR:
+      case RDMA_CM_EVENT_UNREACHABLE:
+      case RDMA_CM_EVENT_DEVICE_REMOVAL:
+        throw IoError(rank(), q, "rdma_cm connect", std::string(rdma_event_str(event.event)) + " (status " +
+                                                        std::to_string(event.status) + ")");
+      default:
+        return;
+    }
+  }
+
+  void on_route(Peer& peer, rdma_cm_event& event) {
+    int q = peer.peer();
+    auto it = pending_.find(q);
+    if (it == pending_.end() || !it->second.id) return;
+    Where where{rank(), q};
+    if (it->second.role == Role::knock) {
+      CmPrivate knock = local_private(Role::knock, q);
+      rdma_conn_param param = conn_param(knock);
+      param.qp_num = 1;  // no QP: this request only asks the peer to connect
+      if (rdma_connect(event.id, &param) != 0) throw_verb_error(where, "rdma_connect(knock)", errno);
+      return;
+    }
+    Channel& channel = peer.make_channel();
+    channel.create_qp_on(std::move(it->second.id));
+    CmPrivate data = local_private(Role::connect, q);
+    rdma_conn_param param = conn_param(data);
+    if (rdma_connect(channel.cm_id(), &param) != 0) throw_verb_error(where, "rdma_connect", errno);
+  }
+
+  void on_request(Peers& peers, rdma_cm_event& event) {
+    CmIdPtr id(event.id);  // ours now: rejected requests die with it (after the ack)
+    CmPrivate data;
+    try {
+      data = remote_private(event, -1);
+    } catch (const IoError& e) {
+      log::warn("rdma: refused an rdma_cm connection: {}", e.what());
+      rdma_reject(id.get(), nullptr, 0);
+      graveyard_.push_back(std::move(id));
+      return;
+    }
+    int q = static_cast<int>(data.rank);
+    if (q < 0 || q >= static_cast<int>(peers.size()) || q == rank()) return reject(std::move(id));
+    Peer& peer = *peers[static_cast<std::size_t>(q)];
+    if ((data.flags & cm_knock) != 0 || q > rank()) {  // a knock: we are the one to connect
+      reject(std::move(id));
+      if (peer.link() == Peer::Link::idle) start(peer);
+      return;
+    }
+    if (peer.link() == Peer::Link::failed || peer.channel() != nullptr) return reject(std::move(id));
+    bury(q);  // our knock, if any, is answered
+    peer.set_connecting();
+    id->context = cookie(Role::accept, q);
+    Channel& channel = peer.make_channel();
+    channel.create_qp_on(std::move(id));
+    channel.set_peer_ring(static_cast<int>(data.ring_slots), data.slot_bytes);
+    CmPrivate ours = local_private(Role::accept, q);
+    rdma_conn_param param = conn_param(ours);
+    if (rdma_accept(channel.cm_id(), &param) != 0) throw_verb_error(Where{rank(), q}, "rdma_accept", errno);
+    pending_[q] = Pending{Role::accept, nullptr, std::chrono::steady_clock::now() + setup_.connect_timeout};
+  }
+
+  void on_established(Peer& peer, rdma_cm_event& event) {
+    int q = peer.peer();
+    if (role_of(event.id) == Role::connect) {
+      CmPrivate data = remote_private(event, q);
+      peer.channel()->set_peer_ring(static_cast<int>(data.ring_slots), data.slot_bytes);
+    }
+    pending_.erase(q);
+    log::debug("rdma peer {}: rdma_cm connection established (QP {:#x})", q, peer.channel()->qpn());
+    peer.on_connected();
+  }
+
+  void reject(CmIdPtr id) {
+    rdma_reject(id.get(), nullptr, 0);
+    graveyard_.push_back(std::move(id));
+  }
+
+  // Forgets the pending attempt with `q`; its id (if still ours) goes later.
+  void bury(int q) {
+    auto it = pending_.find(q);
+    if (it == pending_.end()) return;
+    if (it->second.id) graveyard_.push_back(std::move(it->second.id));
+    if (it->second.role == Role::knock) it->second.role = Role::accept;  // now waiting for the peer
+  }
+
+  void fail_from(Peers& peers, rdma_cm_id* id, const std::exception_ptr& error) {
+    if (id == nullptr || id->context == nullptr) return;
+    int q = peer_of(id);
+    bury(q);
+    pending_.erase(q);
+    peers[static_cast<std::size_t>(q)]->fail(error);
+  }
+
+  bool check_deadlines(Peers& peers) {
+    auto now = std::chrono::steady_clock::now();
+    bool moved = false;
+    for (auto it = pending_.begin(); it != pending_.end();) {
+      if (now <= it->second.deadline) {
+        ++it;
+        continue;
+      }
+      int q = it->first;
+      if (it->second.id) graveyard_.push_back(std::move(it->second.id));
+      it = pending_.erase(it);
+      peers[static_cast<std::size_t>(q)]->fail(std::make_exception_ptr(
+          IoError(rank(), q, "rdma_cm connect", "peer did not connect within " +
+                                                    std::to_string(setup_.connect_timeout.count()) + " ms")));
+      moved = true;
+    }
+    graveyard_.clear();
+    return moved;
+  }
+
+  ConnectorSetup setup_;
+  Where where_;
+  EventChannelPtr channel_;  // declared first: the ids go before it
+  CmIdPtr listener_;
+  std::string endpoint_;
+  std::vector<std::optional<sockaddr_in>> addresses_;
+  std::map<int, Pending> pending_;
+  std::vector<CmIdPtr> graveyard_;
+};
+
+}  // namespace
+
+std::unique_ptr<Connector> make_cm_connector(const ConnectorSetup& setup) {
+  return std::make_unique<CmConnector>(setup);
+}
+
+}  // namespace rcoll::transport::rdma

@@ -1,0 +1,268 @@
+// Peer: requests, matching, cancellation and failure.
+#include <algorithm>
+#include <cstring>
+
+#include "common/log.hpp"
+#include "rcoll/errors.hpp"
+#include "transport/rdma/peer_ops.hpp"
+
+namespace rcoll::transport::rdma {
+
+std::string_view state_name(SendState state) noexcept {
+  switch (state) {
+    case SendState::queued: return "queued";
+    case SendState::awaiting_cts: return "awaiting_cts";
+    case SendState::writing: return "writing";
+  }
+  return "?";
+}
+
+std::string_view state_name(RecvState state) noexcept {
+  switch (state) {
+    case RecvState::posted: return "posted";
+    case RecvState::cts_queued: return "cts_queued";
+    case RecvState::awaiting_data: return "awaiting_data";
+    case RecvState::draining: return "draining";
+  }
+  return "?";
+}
+
+Peer::Peer(Core& core, int peer) : core_(core), peer_(peer) {}
+
+Peer::~Peer() {
+  // Stop the device first; the operations' registrations go after.
+  if (channel_) channel_->shut_down();
+}
+
+RequestPtr Peer::isend(Tag tag, const void* buf, std::size_t bytes) {
+  auto request = std::make_shared<Request>(Request::Kind::send, peer_, tag, bytes);
+  if (link_ == Link::failed) {
+    request->fail(error_);
+    return request;
+  }
+  if (is_self()) {
+    deliver_to_self(tag, buf, bytes);
+    request->complete(bytes);
+    return request;
+  }
+  auto op = std::make_unique<SendOp>();
+  op->request = request;
+  op->id = core_.new_id();
+  op->tag = tag;
+  op->buf = static_cast<const std::byte*>(buf);
+  op->bytes = bytes;
+  outbox_.push_back(op.get());
+  sends_.emplace(op->id, std::move(op));
+  flush();
+  return request;
+}
+
+RequestPtr Peer::irecv(Tag tag, void* buf, std::size_t capacity) {
+  auto request = std::make_shared<Request>(Request::Kind::recv, peer_, tag, capacity);
+  if (link_ == Link::failed && unexpected_.count(tag) == 0) {
+    request->fail(error_);
+    return request;
+  }
+  auto op = std::make_unique<RecvOp>();
+  op->request = request;
+  op->id = core_.new_id();
+  op->tag = tag;
+  op->buf = static_cast<std::byte*>(buf);
+  op->capacity = capacity;
+  RecvOp& ref = *op;
+  recvs_.emplace(op->id, std::move(op));
+  auto queue = unexpected_.find(tag);
+  if (queue == unexpected_.end()) {
+    posted_[tag].push_back(&ref);
+    return request;
+  }
+  Unexpected message = std::move(queue->second.front());
+  queue->second.pop_front();
+  if (queue->second.empty()) unexpected_.erase(queue);
+  if (message.rts) {
+    accept_rts(ref, message.length, message.send_id);
+    flush();
+  } else {
+    finish_eager_recv(ref, message.payload.data(), message.payload.size());
+  }
+  return request;
+}
+
+void Peer::deliver_to_self(Tag tag, const void* buf, std::size_t bytes) {
+  auto data = static_cast<const std::byte*>(buf);
+  if (RecvOp* op = take_posted(tag)) {
+    finish_eager_recv(*op, data, bytes);
+    return;
+  }
+  unexpected_[tag].push_back({false, std::vector<std::byte>(data, data + bytes), 0, 0});
+}
+
+Peer::RecvOp* Peer::take_posted(Tag tag) {
+  auto queue = posted_.find(tag);
+  if (queue == posted_.end()) return nullptr;
+  RecvOp* op = queue->second.front();
+  queue->second.pop_front();
+  if (queue->second.empty()) posted_.erase(queue);
+  return op;
+}
+
+// The message is consumed either way: a too-small buffer fails the receive.
+void Peer::finish_eager_recv(RecvOp& op, const std::byte* data, std::size_t bytes) {
+  if (bytes > op.capacity) {
+    op.request->fail(truncation(op.tag, bytes, op.capacity));
+  } else {
+    if (bytes > 0) std::memcpy(op.buf, data, bytes);
+    op.request->complete(bytes);
+  }
+  erase_recv(op.id);
+}
+
+std::exception_ptr Peer::truncation(Tag tag, std::uint64_t bytes, std::size_t capacity) const {
+  return std::make_exception_ptr(IoError(core_.rank, peer_, "rdma recv tag " + std::to_string(tag),
+                                         "message of " + std::to_string(bytes) +
+                                             " bytes exceeds receive buffer of " + std::to_string(capacity) + " bytes"));
+}
+
+void Peer::erase_recv(std::uint32_t id) { recvs_.erase(id); }
+void Peer::erase_send(std::uint32_t id) { sends_.erase(id); }
+
+std::uint32_t Peer::cancel(Request& request) {
+  request.mark_cancelled();
+  return request.kind() == Request::Kind::recv ? cancel_recv(request) : cancel_send(request);
+}
+
+std::uint32_t Peer::cancel_recv(const Request& request) {
+  auto it = std::find_if(recvs_.begin(), recvs_.end(), [&](auto& e) { return e.second->request.get() == &request; });
+  if (it == recvs_.end()) return 0;
+  RecvOp& op = *it->second;
+  switch (op.state) {
+    case RecvState::posted: {
+      auto& queue = posted_[op.tag];
+      queue.erase(std::find(queue.begin(), queue.end(), &op));
+      if (queue.empty()) posted_.erase(op.tag);
+      erase_recv(op.id);
+      return 0;
+    }
+    case RecvState::cts_queued:  // the CTS is still ours: make it drop the message
+      for (MsgHeader& h : control_)
+        if (h.kind == MsgKind::cts && h.recv_id == op.id)
+          h = MsgHeader{.kind = MsgKind::cts, .flags = cts_truncated, .send_id = h.send_id};
+      erase_recv(op.id);
+      return 0;
+    case RecvState::awaiting_data:  // the peer may be writing: it must confirm it stopped
+      log::trace("rdma peer {}: recv {} awaiting_data -> draining (cancelled)", peer_, op.id);
+      queue_control(MsgHeader{.kind = MsgKind::recv_abort, .send_id = op.send_id, .recv_id = op.id});
+      op.state = RecvState::draining;
+      flush();
+      return op.id;
+    case RecvState::draining:
+      return op.id;
+  }
+  return 0;
+}
+
+std::uint32_t Peer::cancel_send(const Request& request) {
+  auto it = std::find_if(sends_.begin(), sends_.end(), [&](auto& e) { return e.second->request.get() == &request; });
+  if (it == sends_.end()) return 0;
+  SendOp& op = *it->second;
+  if (op.state == SendState::queued) {
+    outbox_.erase(std::find(outbox_.begin(), outbox_.end(), &op));
+    erase_send(op.id);
+  } else if (op.state == SendState::writing && !op.final_posted && !op.stop) {
+    op.stop = true;  // no more chunks; the receiver hears SEND_ABORT after those in flight
+    op.send_abort = true;
+    flush();
+  }
+  // awaiting_cts: the op stays until its CTS arrives and is answered with SEND_ABORT.
+  return 0;
+}
+
+bool Peer::draining(std::uint32_t recv_id) const { return recvs_.count(recv_id) != 0; }
+
+Channel& Peer::make_channel() {
+  Where where{core_.rank, peer_};
+  channel_ = std::make_unique<Channel>(core_.device, core_.channel_config, where);
+  core_.active.push_back(this);
+  return *channel_;
+}
+
+void Peer::on_connected() {
+  link_ = Link::connected;
+  ++core_.stats.connected_peers;
+  log::debug("rdma peer {}: connected (QP {:#x}, inline {} bytes, eager {} bytes)", peer_, channel_->qpn(),
+             channel_->config().max_inline, std::min(core_.options.eager_limit, channel_->eager_capacity()));
+  flush();
+}
+
+void Peer::fail(const std::exception_ptr& error) {
+  if (link_ == Link::failed) return;
+  if (link_ == Link::connected) --core_.stats.connected_peers;
+  link_ = Link::failed;
+  error_ = error;
+  if (channel_) channel_->shut_down();
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    if (sends_.empty() && recvs_.empty()) log::debug("rdma peer {}: closed: {}", peer_, e.what());
+    else log::warn("rdma peer {}: failed: {}", peer_, e.what());
+  }
+  for (auto& [id, op] : sends_) op->request->fail(error);
+  for (auto& [id, op] : recvs_) op->request->fail(error);
+  outbox_.clear();
+  writers_.clear();
+  control_.clear();
+  posted_.clear();
+  sends_.clear();
+  recvs_.clear();
+  // Eager messages that arrived before the failure can still be received;
+  // a request to send cannot be served any more.
+  for (auto it = unexpected_.begin(); it != unexpected_.end();) {
+    auto& queue = it->second;
+    queue.erase(std::remove_if(queue.begin(), queue.end(), [](const Unexpected& u) { return u.rts; }), queue.end());
+    it = queue.empty() ? unexpected_.erase(it) : std::next(it);
+  }
+}
+
+bool Peer::poll() {
+  if (!channel_) return false;
+  ibv_wc wcs[16];
+  int n = 0;
+  try {
+    n = channel_->poll(wcs);
+    for (int i = 0; i < n; ++i)
+      if (link_ != Link::failed) on_completion(wcs[i]);
+  } catch (const IoError&) {
+    fail(std::current_exception());
+    return true;
+  }
+  return n > 0;
+}
+
+bool Peer::flush() {
+  if (link_ != Link::connected) return false;
+  try {
+    bool moved = false;
+    while (!control_.empty() && channel_->can_send(control_.front().kind)) {
+      MsgHeader header = control_.front();
+      control_.pop_front();
+      if (header.kind == MsgKind::cts)
+        if (auto it = recvs_.find(header.recv_id); it != recvs_.end()) it->second->state = RecvState::awaiting_data;
+      log::trace("rdma peer {}: post {} send {} recv {}", peer_, kind_name(header.kind), header.send_id, header.recv_id);
+      channel_->send(header, nullptr, 0);
+      moved = true;
+    }
+    moved |= post_outbox();
+    moved |= pump_all_writes();
+    if (channel_->owes_credits() && channel_->can_send(MsgKind::credit)) {
+      channel_->send(MsgHeader{.kind = MsgKind::credit}, nullptr, 0);
+      ++core_.stats.credit_messages;
+      moved = true;
+    }
+    return moved;
+  } catch (const IoError&) {
+    fail(std::current_exception());
+    return true;
+  }
+}
+
+}  // namespace rcoll::transport::rdma

@@ -1,0 +1,96 @@
+// Wire formats of the RDMA transport (docs/RDMA.md has the protocol):
+// - ConnInfo: one side of a queue-pair connection, published through the
+//   bootstrap key-value service under "rdma/<from>/<to>" (hex text).
+// - CmPrivate: the same for the rdma_cm path, in the connect private data.
+// - MsgHeader: the start of every SEND on a connection.
+// Fixed layouts, little-endian (the only byte order we build for), versioned.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace rcoll::transport::rdma {
+
+static_assert(std::endian::native == std::endian::little, "the RDMA wire format is little-endian");
+
+inline constexpr std::uint16_t wire_version = 1;
+inline constexpr std::uint32_t conn_magic = 0x42494352;  // "RCIB"
+
+struct ConnInfo {
+  std::uint32_t magic = conn_magic;
+  std::uint16_t version = wire_version;
+  std::uint8_t mtu = 0;         // the writer's active MTU (enum ibv_mtu)
+  std::uint8_t use_gid = 0;     // 1: address by GID (RoCE, routed IB)
+  std::uint32_t rank = 0;       // the writer
+  std::uint32_t peer = 0;       // the rank it is meant for
+  std::uint32_t qpn = 0;
+  std::uint32_t psn = 0;
+  std::uint16_t lid = 0;
+  std::uint16_t reserved0 = 0;
+  std::uint32_t ring_slots = 0;  // receives posted for the reader: its initial credits
+  std::uint32_t slot_bytes = 0;  // bytes per receive buffer (header + eager payload)
+  std::uint32_t reserved1 = 0;
+  std::uint8_t gid[16] = {};
+  std::uint64_t token_hash = 0;  // hash of the job token
+};
+static_assert(sizeof(ConnInfo) == 64, "ConnInfo layout changed: bump wire_version");
+
+// rdma_cm carries QPN, PSN, GID and MTU itself; REQ private data is limited
+// to 56 bytes on InfiniBand.
+struct CmPrivate {
+  std::uint32_t magic = conn_magic;
+  std::uint16_t version = wire_version;
+  std::uint16_t flags = 0;        // cm_knock: "connect to me", not a connection
+  std::uint32_t rank = 0;
+  std::uint32_t peer = 0;
+  std::uint32_t ring_slots = 0;
+  std::uint32_t slot_bytes = 0;
+  std::uint64_t token_hash = 0;
+};
+static_assert(sizeof(CmPrivate) == 32, "CmPrivate layout changed: bump wire_version");
+inline constexpr std::uint16_t cm_knock = 1;
+
+enum class MsgKind : std::uint8_t {
+  eager = 1,       // tag, length; payload follows the header
+  rts = 2,         // request to send: tag, length, send_id
+  cts = 3,         // clear to send: send_id, recv_id, addr, rkey, length, flags
+  credit = 4,      // only returns credits
+  recv_abort = 5,  // receiver withdrew after CTS: send_id, recv_id
+  send_abort = 6,  // sender withdrew or failed after CTS: recv_id (and why, in flags)
+};
+
+// cts flags
+inline constexpr std::uint32_t cts_truncated = 1;  // the receive buffer is too small: drop the message
+inline constexpr std::uint32_t cts_failed = 2;     // the receiver could not register its buffer
+// send_abort flags
+inline constexpr std::uint32_t abort_cancelled = 1;
+inline constexpr std::uint32_t abort_failed = 2;
+
+struct MsgHeader {
+  std::uint8_t version = static_cast<std::uint8_t>(wire_version);
+  MsgKind kind = MsgKind::credit;
+  std::uint16_t credits = 0;     // receives the writer reposted for the reader since its last message
+  std::uint32_t flags = 0;
+  std::uint64_t tag = 0;
+  std::uint64_t length = 0;      // eager: payload bytes; rts, cts: message bytes
+  std::uint64_t addr = 0;        // cts: where to write
+  std::uint32_t rkey = 0;        // cts
+  std::uint32_t send_id = 0;
+  std::uint32_t recv_id = 0;
+  std::uint32_t reserved = 0;
+};
+static_assert(sizeof(MsgHeader) == 48, "MsgHeader layout changed: bump wire_version");
+
+std::string_view kind_name(MsgKind kind) noexcept;
+
+// Job token -> 64-bit FNV-1a, so tokens never travel in the clear.
+std::uint64_t token_hash(std::string_view token) noexcept;
+
+// Bootstrap values are text: ConnInfo as lowercase hex.
+std::string to_hex(const ConnInfo& info);
+std::optional<ConnInfo> conn_info_from_hex(std::string_view text);
+
+}  // namespace rcoll::transport::rdma
