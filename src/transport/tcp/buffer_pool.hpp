@@ -1,0 +1,43 @@
+// Storage for unexpected EAGER payloads. Reusing blocks keeps a stream of
+// unexpected messages from paying malloc, zero-fill and fresh page faults
+// for every one (measured: about a fifth of the receive time at 64 KiB).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace rcoll::transport::tcp {
+
+class BufferPool {
+ public:
+  using Block = std::unique_ptr<std::byte[]>;
+
+  // Blocks of `block_bytes`; at most `max_kept` idle blocks are kept.
+  BufferPool(std::size_t block_bytes, std::size_t max_kept) : block_bytes_(block_bytes), max_kept_(max_kept) {}
+
+  // A block of at least `bytes` (uninitialised). Give it back with put().
+  // Small sizes come straight from malloc, which serves them cheaply, so a
+  // queue of tiny messages does not hold a full block each.
+  Block take(std::size_t bytes) {
+    if (!pooled(bytes)) return std::make_unique_for_overwrite<std::byte[]>(bytes);
+    if (idle_.empty()) return std::make_unique_for_overwrite<std::byte[]>(block_bytes_);
+    Block block = std::move(idle_.back());
+    idle_.pop_back();
+    return block;
+  }
+  // `bytes`: the size it was taken for.
+  void put(Block block, std::size_t bytes) {
+    if (block && pooled(bytes) && idle_.size() < max_kept_) idle_.push_back(std::move(block));
+  }
+
+ private:
+  static constexpr std::size_t small_bytes = 4096;
+  bool pooled(std::size_t bytes) const noexcept { return bytes > small_bytes && bytes <= block_bytes_; }
+
+  std::size_t block_bytes_;
+  std::size_t max_kept_;
+  std::vector<Block> idle_;
+};
+
+}  // namespace rcoll::transport::tcp

@@ -1,0 +1,145 @@
+#include "transport/tcp/dialer.hpp"
+
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "common/log.hpp"
+#include "common/socket_util.hpp"
+#include "rcoll/errors.hpp"
+#include "transport/tcp/handshake.hpp"
+
+namespace rcoll::transport::tcp {
+namespace {
+
+constexpr std::chrono::milliseconds max_delay{100};
+
+// Errors that mean "not listening yet" or a transient network state.
+bool retryable(int error) {
+  return error == ECONNREFUSED || error == ETIMEDOUT || error == EAGAIN || error == ECONNABORTED;
+}
+
+}  // namespace
+
+std::string_view to_string(Dialer::State state) noexcept {
+  switch (state) {
+    case Dialer::State::connecting: return "connecting";
+    case Dialer::State::backoff: return "backoff";
+    case Dialer::State::sending_hello: return "sending_hello";
+    case Dialer::State::awaiting_reply: return "awaiting_reply";
+    case Dialer::State::connected: return "connected";
+    case Dialer::State::failed: return "failed";
+  }
+  return "?";
+}
+
+Dialer::Dialer(Params params, Poller& poller)
+    : params_(std::move(params)), poller_(poller), deadline_(Clock::now() + params_.timeout) {
+  Hello hello;
+  hello.rank = params_.self;
+  hello.size = params_.size;
+  hello.token_len = static_cast<std::uint32_t>(params_.job_token.size());
+  hello_.resize(sizeof(hello) + params_.job_token.size());
+  std::memcpy(hello_.data(), &hello, sizeof(hello));
+  std::memcpy(hello_.data() + sizeof(hello), params_.job_token.data(), params_.job_token.size());
+  attempt();
+}
+
+Dialer::~Dialer() { close_socket(); }
+
+void Dialer::set_state(State state) {
+  log::trace("rank {}: tcp dial rank {}: {} -> {}", params_.self, params_.peer, to_string(state_), to_string(state));
+  state_ = state;
+}
+
+void Dialer::close_socket() {
+  if (!fd_) return;
+  poller_.remove(fd_.get());
+  fd_.reset();
+}
+
+void Dialer::fail(std::string cause) {
+  close_socket();
+  cause_ = std::move(cause);
+  set_state(State::failed);
+}
+
+void Dialer::attempt() {
+  int error = 0;
+  try {
+    fd_ = net::connect_nonblocking(params_.address, error);
+    if (error == 0) poller_.add(fd_.get(), make_key(SocketRole::dialer, static_cast<std::uint32_t>(params_.peer)), true);
+  } catch (const Error& e) {
+    return fail(e.what());
+  }
+  if (error != 0) return after_connect_error(error);
+  set_state(State::connecting);
+}
+
+void Dialer::after_connect_error(int error) {
+  close_socket();
+  auto now = Clock::now();
+  if (!retryable(error) || now >= deadline_) {
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(params_.timeout).count();
+    return fail("connect: " + net::errno_text(error) +
+                (retryable(error) ? "; gave up after " + std::to_string(ms) + " ms" : std::string()));
+  }
+  retry_at_ = std::min(now + delay_, deadline_);
+  delay_ = std::min(delay_ * 2, max_delay);
+  set_state(State::backoff);
+}
+
+void Dialer::on_timer(Clock::time_point now) {
+  if (state_ == State::backoff && now >= retry_at_) attempt();
+}
+
+void Dialer::on_events(std::uint32_t events) {
+  if (state_ == State::connecting && (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) finish_connect();
+  if (state_ == State::sending_hello && (events & EPOLLOUT)) send_hello();
+  if (state_ == State::awaiting_reply && (events & (EPOLLIN | EPOLLERR | EPOLLHUP))) read_reply();
+}
+
+void Dialer::finish_connect() {
+  int error = net::socket_error(fd_.get());
+  if (error != 0) return after_connect_error(error);
+  set_state(State::sending_hello);
+  send_hello();
+}
+
+void Dialer::send_hello() {
+  while (hello_sent_ < hello_.size()) {
+    ssize_t n = ::send(fd_.get(), hello_.data() + hello_sent_, hello_.size() - hello_sent_, MSG_NOSIGNAL);
+    if (n > 0) {
+      hello_sent_ += static_cast<std::size_t>(n);
+    } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      return;  // EPOLLOUT is still armed
+    } else if (errno != EINTR) {
+      return fail("sending the handshake: " + net::errno_text(errno));
+    }
+  }
+  poller_.modify(fd_.get(), make_key(SocketRole::dialer, static_cast<std::uint32_t>(params_.peer)), false);
+  set_state(State::awaiting_reply);
+}
+
+void Dialer::read_reply() {
+  int error = 0;
+  switch (read_exact(fd_.get(), &reply_, sizeof(reply_), reply_got_, error)) {
+    case ReadStatus::more: return;
+    case ReadStatus::closed: return fail("the peer closed the connection during the handshake");
+    case ReadStatus::error: return fail("reading the handshake answer: " + net::errno_text(error));
+    case ReadStatus::done: break;
+  }
+  if (reply_.magic != hello_magic || reply_.version != wire_version)
+    return fail("the handshake answer is not from an rcoll " + std::to_string(wire_version) + " transport");
+  if (reply_.kind == HelloKind::refuse)
+    return fail("rank " + std::to_string(params_.peer) + " refused the connection: " +
+                std::string(to_string(reply_.reason)));
+  if (reply_.kind != HelloKind::accept || reply_.rank != params_.peer || reply_.size != params_.size)
+    return fail("the answer came from rank " + std::to_string(reply_.rank) + " of " + std::to_string(reply_.size) +
+                ", not rank " + std::to_string(params_.peer) + " of " + std::to_string(params_.size));
+  set_state(State::connected);
+}
+
+}  // namespace rcoll::transport::tcp

@@ -1,0 +1,82 @@
+// The connecting half of a connection: a non-blocking connect (retried
+// while the peer refuses, until the connect timeout), then the Hello and
+// the wait for the acceptor's answer.
+//
+// States (trace-logged):
+//   connecting --writable, connected--> sending_hello --all sent--> awaiting_reply
+//   connecting --refused--> backoff --retry time--> connecting
+//   awaiting_reply --accept--> connected;  any error --> failed (cause() says why)
+#pragma once
+
+#include <netinet/in.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/fd.hpp"
+#include "transport/tcp/poller.hpp"
+#include "transport/tcp/wire.hpp"
+
+namespace rcoll::transport::tcp {
+
+class Dialer {
+ public:
+  enum class State : std::uint8_t { connecting, backoff, sending_hello, awaiting_reply, connected, failed };
+  using Clock = std::chrono::steady_clock;
+
+  struct Params {
+    int self = 0;
+    int size = 0;
+    std::string job_token;
+    int peer = 0;
+    sockaddr_in address{};
+    std::chrono::milliseconds timeout{0};
+  };
+
+  // Starts the first connect at once; its socket is filed in `poller` under
+  // the key (dialer, peer).
+  Dialer(Params params, Poller& poller);
+  ~Dialer();
+  Dialer(const Dialer&) = delete;
+  Dialer& operator=(const Dialer&) = delete;
+
+  State state() const noexcept { return state_; }
+  // Why it failed (errno text, refusal reason), for the peer's IoError.
+  const std::string& cause() const noexcept { return cause_; }
+  // The socket, once connected; the caller re-files it in the poller.
+  UniqueFd take_fd() noexcept { return std::move(fd_); }
+
+  void on_events(std::uint32_t events);
+  // In backoff: retries once retry_at() has come.
+  void on_timer(Clock::time_point now);
+  Clock::time_point retry_at() const noexcept { return retry_at_; }
+
+ private:
+  void attempt();
+  void after_connect_error(int error);
+  void finish_connect();
+  void send_hello();
+  void read_reply();
+  void set_state(State state);
+  void fail(std::string cause);
+  void close_socket();
+
+  Params params_;
+  Poller& poller_;
+  UniqueFd fd_;
+  State state_ = State::connecting;
+  std::string cause_;
+  Clock::time_point deadline_;
+  Clock::time_point retry_at_;
+  std::chrono::milliseconds delay_{1};
+  std::vector<std::byte> hello_;  // Hello + token, sent from hello_sent_ on
+  std::size_t hello_sent_ = 0;
+  Hello reply_;
+  std::size_t reply_got_ = 0;
+};
+
+std::string_view to_string(Dialer::State state) noexcept;
+
+}  // namespace rcoll::transport::tcp

@@ -1,0 +1,180 @@
+// TCP transport: the listening socket, dialing (lower rank) and accepting
+// (higher rank) connections, and the timers that bound both.
+#include <sys/socket.h>
+
+#include <cerrno>
+
+#include "common/log.hpp"
+#include "common/socket_util.hpp"
+#include "rcoll/errors.hpp"
+#include "transport/tcp/endpoint.hpp"
+#include "transport/tcp/tcp_transport_impl.hpp"
+
+namespace rcoll::transport::tcp {
+namespace {
+
+constexpr int max_accepts_per_event = 16;
+// Every lower rank may dial at once (e.g. all ranks to the last one); the
+// kernel caps this at net.core.somaxconn.
+constexpr int listen_backlog = 4096;
+
+}  // namespace
+
+void TcpTransport::open_listener() {
+  listen_ip_ = config_.socket_ifname.empty() ? std::string("0.0.0.0") : interface_ipv4(config_.socket_ifname);
+  try {
+    listener_ = net::listen_on(listen_ip_, 0, listen_backlog);
+    port_ = net::parse_host_port(net::local_address(listener_.get())).port;
+    poller_.add(listener_.get(), make_key(SocketRole::listener, 0), false);
+  } catch (const IoError& e) {
+    throw IoError(config_.rank, -1, "tcp transport: " + e.step(), e.cause());
+  }
+  log::debug("rank {}: tcp transport listening on {}:{}", config_.rank, listen_ip_, port_);
+}
+
+void TcpTransport::start_dial(Peer& peer) {
+  int rank = peer.rank();
+  if (endpoints_.empty())
+    throw InvalidArgument("rank " + std::to_string(config_.rank) +
+                          ": tcp transport used before set_peer_endpoints()");
+  ConnectTarget target = connect_target(rank, endpoints_[static_cast<std::size_t>(rank)]);
+  if (target.host.empty()) return peer.fail("no address known for it (empty endpoint address)");
+  peer.set_where(target.host + ":" + std::to_string(target.port));
+  Dialer::Params params{config_.rank, config_.size, config_.job_token, rank, {}, config_.connect_timeout};
+  try {
+    params.address = net::resolve_ipv4(target.host, target.port);
+  } catch (const Error& e) {
+    return peer.fail(e.what());
+  }
+  dialers_[static_cast<std::size_t>(rank)] = std::make_unique<Dialer>(std::move(params), poller_);
+  settle_dialer(rank);
+}
+
+// Acts on a dialer's new state: hands a connected socket to its peer, turns
+// a failure into the peer's failure, arms the retry timer while backing off.
+void TcpTransport::settle_dialer(int rank) {
+  auto& dialer = dialers_[static_cast<std::size_t>(rank)];
+  Peer& peer = peer_at(rank);
+  switch (dialer->state()) {
+    case Dialer::State::connected: {
+      UniqueFd fd = dialer->take_fd();
+      dialer.reset();
+      peer.attach(std::move(fd));
+      break;
+    }
+    case Dialer::State::failed: {
+      std::string cause = dialer->cause();
+      dialer.reset();
+      peer.fail(cause);
+      break;
+    }
+    case Dialer::State::backoff: schedule(dialer->retry_at()); break;
+    default: break;
+  }
+}
+
+bool TcpTransport::on_dialer(int rank, std::uint32_t events) {
+  auto& dialer = dialers_[static_cast<std::size_t>(rank)];
+  if (!dialer) return false;
+  dialer->on_events(events);
+  settle_dialer(rank);
+  return true;
+}
+
+bool TcpTransport::accept_all() {
+  bool accepted = false;
+  for (int i = 0; i < max_accepts_per_event; ++i) {
+    UniqueFd fd(::accept4(listener_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
+    if (!fd) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK)
+        log::warn("rank {}: tcp accept: {}", config_.rank, net::errno_text(errno));
+      break;
+    }
+    std::uint32_t id = next_inbound_++;
+    try {
+      net::set_nodelay(fd.get());
+      poller_.add(fd.get(), make_key(SocketRole::inbound, id), false);
+    } catch (const IoError& e) {
+      log::warn("rank {}: tcp accept: {}", config_.rank, e.what());
+      continue;
+    }
+    std::string from = net::peer_address(fd.get());
+    inbound_.emplace(id, std::make_unique<InboundHandshake>(std::move(fd), std::move(from)));
+    schedule(Clock::now() + config_.connect_timeout);
+    accepted = true;
+  }
+  return accepted;
+}
+
+bool TcpTransport::on_inbound(std::uint32_t id) {
+  auto it = inbound_.find(id);
+  if (it == inbound_.end()) return false;
+  InboundHandshake& inbound = *it->second;
+  if (!inbound.on_readable()) {
+    drop_inbound(id, inbound.problem());
+  } else if (inbound.state() == InboundHandshake::State::complete) {
+    admit(inbound);
+    inbound_.erase(id);
+  }
+  return true;
+}
+
+void TcpTransport::drop_inbound(std::uint32_t id, const std::string& why) {
+  auto it = inbound_.find(id);
+  log::warn("rank {}: dropped tcp connection from {}: {}", config_.rank, it->second->from(), why);
+  poller_.remove(it->second->fd());
+  inbound_.erase(it);
+}
+
+// Validates a complete Hello; a refused connection is answered, logged and
+// closed, and changes nothing else.
+void TcpTransport::admit(InboundHandshake& inbound) {
+  const Hello& hello = inbound.hello();
+  RefuseReason reason = check_hello(hello, inbound.token(), config_.rank, config_.size, config_.job_token);
+  if (reason == RefuseReason::none && peer_at(hello.rank).state() != Peer::State::unconnected)
+    reason = RefuseReason::duplicate;
+  if (reason != RefuseReason::none) {
+    log::warn("rank {}: refused tcp connection from {} claiming rank {}: {}", config_.rank, inbound.from(),
+              hello.rank, to_string(reason));
+    send_reply(inbound.fd(), HelloKind::refuse, reason, config_.rank, config_.size);
+    poller_.remove(inbound.fd());
+    return;
+  }
+  if (!send_reply(inbound.fd(), HelloKind::accept, RefuseReason::none, config_.rank, config_.size)) {
+    log::warn("rank {}: tcp connection from {} (rank {}) lost during the handshake", config_.rank,
+              inbound.from(), hello.rank);
+    poller_.remove(inbound.fd());
+    return;
+  }
+  Peer& peer = peer_at(hello.rank);
+  peer.set_where(inbound.from());
+  peer.attach(inbound.take_fd());
+}
+
+// Retries backed-off dials and drops handshakes that never completed.
+bool TcpTransport::run_timers() {
+  auto now = Clock::now();
+  if (now < next_timer_) return false;
+  next_timer_ = Clock::time_point::max();
+  bool moved = false;
+  for (int rank = 0; rank < config_.size; ++rank) {
+    auto& dialer = dialers_[static_cast<std::size_t>(rank)];
+    if (!dialer || dialer->state() != Dialer::State::backoff) continue;
+    dialer->on_timer(now);
+    settle_dialer(rank);
+    moved = true;
+  }
+  std::vector<std::uint32_t> expired;
+  for (const auto& [id, inbound] : inbound_) {
+    auto limit = inbound->since() + config_.connect_timeout;
+    if (now >= limit)
+      expired.push_back(id);
+    else
+      schedule(limit);
+  }
+  for (std::uint32_t id : expired) drop_inbound(id, "no handshake within the connect timeout");
+  return moved || !expired.empty();
+}
+
+}  // namespace rcoll::transport::tcp

@@ -1,0 +1,193 @@
+// TCP-only behaviour of the TCP transport: listening address and endpoint
+// blobs, connection failures, and the handshake's refusal of strangers. The
+// messaging contract itself is in transport_contract_test.cpp.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <functional>
+#include <thread>
+
+#include "common/deadline.hpp"
+#include "common/fd.hpp"
+#include "rcoll/errors.hpp"
+#include "support/free_port.hpp"
+#include "transport/tcp/tcp_transport.hpp"
+#include "transport/wait.hpp"
+
+namespace rcoll::transport {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::unique_ptr<Transport> make(int rank, int size, std::string token = "t", std::string ifname = "127.0.0.1",
+                                std::chrono::milliseconds connect_timeout = 5s) {
+  TransportConfig config;
+  config.rank = rank;
+  config.size = size;
+  config.job_token = std::move(token);
+  config.socket_ifname = std::move(ifname);
+  config.connect_timeout = connect_timeout;
+  return make_tcp_transport(config);
+}
+
+std::string message_of(const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "(no exception)";
+}
+
+TEST(TcpTransport, AdvertisesZeroCopyAndProtocolSizes) {
+  auto t = make(0, 1);
+  EXPECT_EQ(t->name(), "tcp");
+  EXPECT_TRUE(t->capabilities().zero_copy_send);
+  EXPECT_TRUE(t->capabilities().zero_copy_recv);
+  EXPECT_GT(t->capabilities().eager_limit, 0u);
+  EXPECT_GT(t->capabilities().preferred_segment, t->capabilities().eager_limit);
+}
+
+TEST(TcpTransport, UnknownInterfaceIsInvalidArgument) {
+  EXPECT_THROW(make(0, 2, "t", "nosuchif0"), InvalidArgument);
+  EXPECT_NE(message_of([] { make(0, 2, "t", "nosuchif0"); }).find("nosuchif0"), std::string::npos);
+}
+
+TEST(TcpTransport, EndpointNamesTheInterfaceAddressOrOnlyThePort) {
+  EXPECT_EQ(make(0, 2, "t", "lo")->local_endpoint().rfind("127.0.0.1:", 0), 0u);
+  std::string any = make(0, 2, "t", "")->local_endpoint();
+  EXPECT_EQ(any.find_first_not_of("0123456789"), std::string::npos) << any;
+}
+
+TEST(TcpTransport, MalformedEndpointIsInvalidArgument) {
+  auto t = make(0, 2);
+  std::string what = message_of([&] { t->set_peer_endpoints({{"127.0.0.1", "1"}, {"127.0.0.1", "not-a-port"}}); });
+  EXPECT_NE(what.find("rank 1"), std::string::npos) << what;
+  EXPECT_THROW(t->set_peer_endpoints({{"127.0.0.1", "1"}}), InvalidArgument);
+}
+
+// A port-only blob makes the peer use the address the bootstrap saw.
+TEST(TcpTransport, ConnectsThroughBootstrapAddressWhenBlobIsAPort) {
+  auto t0 = make(0, 2, "t", "");
+  auto t1 = make(1, 2, "t", "");
+  std::vector<PeerEndpoint> endpoints = {{"127.0.0.1", t0->local_endpoint()}, {"127.0.0.1", t1->local_endpoint()}};
+  t0->set_peer_endpoints(endpoints);
+  t1->set_peer_endpoints(endpoints);
+  std::uint64_t value = 42, got = 0;
+  std::thread receiver([&] { wait(*t1, t1->irecv(0, 1, &got, sizeof(got)), Deadline::after(5s), "recv"); });
+  wait(*t0, t0->isend(1, 1, &value, sizeof(value)), Deadline::after(5s), "send");
+  receiver.join();
+  EXPECT_EQ(got, 42u);
+}
+
+TEST(TcpTransport, DeadPortFailsNamingPeerAddressAndCause) {
+  int port = test::free_tcp_port();
+  auto t0 = make(0, 2, "t", "127.0.0.1", 300ms);
+  t0->set_peer_endpoints({{"127.0.0.1", t0->local_endpoint()}, {"127.0.0.1", "127.0.0.1:" + std::to_string(port)}});
+  char byte = 1;
+  auto start = Deadline::Clock::now();
+  try {
+    wait(*t0, t0->isend(1, 1, &byte, 1), Deadline::after(10s), "send to nobody");
+    ADD_FAILURE() << "no error";
+  } catch (const IoError& e) {
+    std::string what = e.what();
+    EXPECT_EQ(e.peer(), 1);
+    EXPECT_NE(what.find("127.0.0.1:" + std::to_string(port)), std::string::npos) << what;
+    EXPECT_NE(what.find("refused"), std::string::npos) << what;
+  }
+  auto took = Deadline::Clock::now() - start;
+  EXPECT_GE(took, 250ms);
+  EXPECT_LT(took, 3s);
+}
+
+// A rank with another job's token is refused and told why; the acceptor
+// carries on and takes the genuine rank 0 afterwards.
+TEST(TcpTransport, WrongJobTokenIsRefusedAndAcceptorCarriesOn) {
+  auto stranger = make(0, 2, "other-job");
+  auto genuine = make(0, 2, "job");
+  auto acceptor = make(1, 2, "job");
+  std::vector<PeerEndpoint> endpoints = {{"127.0.0.1", genuine->local_endpoint()},
+                                         {"127.0.0.1", acceptor->local_endpoint()}};
+  stranger->set_peer_endpoints(endpoints);
+  genuine->set_peer_endpoints(endpoints);
+  acceptor->set_peer_endpoints(endpoints);
+  std::uint32_t got = 0, value = 7;
+  std::thread receiver([&] { wait(*acceptor, acceptor->irecv(0, 1, &got, sizeof(got)), Deadline::after(5s), "recv"); });
+  std::string what = message_of([&] {
+    wait(*stranger, stranger->isend(1, 1, &value, sizeof(value)), Deadline::after(5s), "stranger send");
+  });
+  EXPECT_NE(what.find("refused"), std::string::npos) << what;
+  EXPECT_NE(what.find("token"), std::string::npos) << what;
+  wait(*genuine, genuine->isend(1, 1, &value, sizeof(value)), Deadline::after(5s), "genuine send");
+  receiver.join();
+  EXPECT_EQ(got, 7u);
+}
+
+// A client that speaks garbage is dropped without disturbing the transport.
+TEST(TcpTransport, StrayClientIsDropped) {
+  auto t0 = make(0, 2);
+  auto t1 = make(1, 2);
+  std::vector<PeerEndpoint> endpoints = {{"127.0.0.1", t0->local_endpoint()}, {"127.0.0.1", t1->local_endpoint()}};
+  t0->set_peer_endpoints(endpoints);
+  t1->set_peer_endpoints(endpoints);
+  UniqueFd stray(::socket(AF_INET, SOCK_STREAM, 0));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(std::stoi(t1->local_endpoint().substr(10))));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(stray.get(), reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  const char garbage[] = "GET / HTTP/1.0\r\n\r\n______";
+  ASSERT_GT(::send(stray.get(), garbage, sizeof(garbage), 0), 0);
+  std::uint32_t got = 0, value = 9;
+  std::thread receiver([&] { wait(*t1, t1->irecv(0, 1, &got, sizeof(got)), Deadline::after(5s), "recv"); });
+  wait(*t0, t0->isend(1, 1, &value, sizeof(value)), Deadline::after(5s), "send");
+  receiver.join();
+  EXPECT_EQ(got, 9u);
+  timeval two_seconds{2, 0};
+  ::setsockopt(stray.get(), SOL_SOCKET, SO_RCVTIMEO, &two_seconds, sizeof(two_seconds));
+  char answer[64];
+  EXPECT_LE(::recv(stray.get(), answer, sizeof(answer), 0), 24) << "the stray got at most a refusal";
+}
+
+// A rendezvous send cancelled before its clear-to-send: the sender's buffer is
+// not read again, the receive fails naming the withdrawal, and the
+// connection carries on.
+TEST(TcpTransport, CancelledRendezvousSendIsWithdrawn) {
+  auto t0 = make(0, 2);
+  auto t1 = make(1, 2);
+  std::vector<PeerEndpoint> endpoints = {{"127.0.0.1", t0->local_endpoint()}, {"127.0.0.1", t1->local_endpoint()}};
+  t0->set_peer_endpoints(endpoints);
+  t1->set_peer_endpoints(endpoints);
+  const std::size_t size = 4u << 20;
+  std::vector<std::uint8_t> out(size, 0xAB), in(size, 0);
+  std::atomic<int> stage{0};
+  std::thread receiver([&] {
+    while (stage.load() == 0) t1->progress();  // accept the connection, see the RTS
+    std::string what = message_of([&] { wait(*t1, t1->irecv(0, 1, in.data(), size), Deadline::after(5s), "recv"); });
+    EXPECT_NE(what.find("withdrew"), std::string::npos) << what;
+    std::uint32_t got = 0;
+    wait(*t1, t1->irecv(0, 2, &got, sizeof(got)), Deadline::after(5s), "recv after");
+    EXPECT_EQ(got, 5u);
+    stage = 2;
+  });
+  auto send = t0->isend(1, 1, out.data(), size);
+  auto deadline = Deadline::after(5s);
+  while (!deadline.expired() && deadline.remaining() > 4900ms) t0->progress();  // RTS goes out
+  t0->cancel(*send);
+  EXPECT_EQ(send->state(), Request::State::cancelled);
+  std::fill(out.begin(), out.end(), 0);  // must never reach the receiver
+  stage = 1;
+  std::uint32_t value = 5;
+  wait(*t0, t0->isend(1, 2, &value, sizeof(value)), Deadline::after(5s), "send after");
+  while (stage.load() != 2 && !deadline.expired()) t0->progress();
+  receiver.join();
+  EXPECT_EQ(std::count(in.begin(), in.end(), 0), static_cast<std::ptrdiff_t>(size));
+}
+
+}  // namespace
+}  // namespace rcoll::transport
