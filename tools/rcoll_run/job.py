@@ -60,6 +60,7 @@ class _Rank:
         self.place = place
         self.proc = proc
         self.running = True
+        self.pidfd = None  # readable once the process has exited
 
 
 class Job:
@@ -82,7 +83,13 @@ class Job:
         stdin = subprocess.PIPE if launch.stdin_data else subprocess.DEVNULL
         proc = subprocess.Popen(launch.argv, env=launch.env, stdin=stdin, stdout=out, stderr=out,
                                 start_new_session=True)
-        self.ranks.append(_Rank(place, proc))
+        rank = _Rank(place, proc)
+        self.ranks.append(rank)
+        try:
+            rank.pidfd = os.pidfd_open(proc.pid)
+            self.pump.watch(rank.pidfd)
+        except (AttributeError, OSError):
+            rank.pidfd = None  # no pidfd: exits are seen at the next poll tick
         if launch.stdin_data:
             try:
                 proc.stdin.write(launch.stdin_data)
@@ -121,6 +128,7 @@ class Job:
         for rank in self.ranks:
             procs.signal_group(rank.proc.pid, signal.SIGKILL)
             procs.wait_briefly(rank.proc)
+            self._unwatch(rank)
         if self.daemon is not None:
             self.daemon.stop(grace_s=DAEMON_GRACE_S)  # so that its pipes end too
         self.pump.finish(FINISH_OUTPUT_S)
@@ -146,6 +154,7 @@ class Job:
             if not rank.running or rank.proc.poll() is None:
                 continue
             rank.running = False
+            self._unwatch(rank)
             self.pump.drain(rank.place.rank)
             status = rank.proc.returncode
             if status != 0 and not self.stopping:
@@ -153,6 +162,11 @@ class Job:
                 self.stop(procs.exit_code_for(status),
                           f"rank {rank.place.rank} {procs.describe_status(status)}"
                           + ("; terminating the other ranks" if others else ""))
+
+    def _unwatch(self, rank):
+        if rank.pidfd is not None:
+            self.pump.unwatch(rank.pidfd)
+            rank.pidfd = None
 
     def _handle_signals(self):
         for signum in self.signals.take():

@@ -40,16 +40,27 @@ class OutputPump:
         if initial:
             self._take(stream, initial)
 
+    def watch(self, fd):
+        """Also wakes poll() when `fd` turns readable: a pidfd does when its
+        process exits, so exits are seen in the order they happen."""
+        self._selector.register(fd, selectors.EVENT_READ, None)
+
+    def unwatch(self, fd):
+        """Stops watching `fd` and closes it."""
+        self._selector.unregister(fd)
+        os.close(fd)
+
     def active(self):
         return bool(self._streams)
 
     def poll(self, timeout):
-        """Waits up to `timeout` seconds for output and copies what came."""
-        if not self._streams:
+        """Waits up to `timeout` seconds for output or a watched fd and
+        copies the output that came."""
+        if not self._selector.get_map():
             time.sleep(timeout)
             return
         for key, _ in self._selector.select(timeout):
-            if key.fd in self._streams:  # an earlier one may have closed it
+            if key.data is not None and key.fd in self._streams:  # an earlier one may have closed it
                 self._read(key.data)
 
     def drain(self, owner):
