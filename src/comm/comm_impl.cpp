@@ -30,6 +30,9 @@ CommImpl::CommImpl(const Options& options, const JoinFunction& join,
   transport_->attach_bootstrap(*bootstrap_);
   transport_->set_peer_endpoints(bootstrap_->members());
   log::info("joined: rank {} of {}, transport {}", options_.rank, options_.size, transport_->name());
+  if (options_.rank == 0 && log::get().should_log(spdlog::level::info))
+    log::info("algorithm choice for {} ranks over {}:\n{}", options_.size, transport_->name(),
+              collectives::describe_choices(options_.size, transport_->capabilities()));
 }
 
 CommImpl::~CommImpl() = default;
