@@ -30,6 +30,7 @@ std::string_view to_string(Dialer::State state) noexcept {
     case Dialer::State::sending_hello: return "sending_hello";
     case Dialer::State::awaiting_reply: return "awaiting_reply";
     case Dialer::State::connected: return "connected";
+    case Dialer::State::yielded: return "yielded";
     case Dialer::State::failed: return "failed";
   }
   return "?";
@@ -133,6 +134,10 @@ void Dialer::read_reply() {
   }
   if (reply_.magic != hello_magic || reply_.version != wire_version)
     return fail("the handshake answer is not from an rcoll " + std::to_string(wire_version) + " transport");
+  if (reply_.kind == HelloKind::refuse && reply_.reason == RefuseReason::duplicate && params_.peer < params_.self) {
+    close_socket();
+    return set_state(State::yielded);
+  }
   if (reply_.kind == HelloKind::refuse)
     return fail("rank " + std::to_string(params_.peer) + " refused the connection: " +
                 std::string(to_string(reply_.reason)));

@@ -6,6 +6,9 @@
 //   connecting --writable, connected--> sending_hello --all sent--> awaiting_reply
 //   connecting --refused--> backoff --retry time--> connecting
 //   awaiting_reply --accept--> connected;  any error --> failed (cause() says why)
+//   awaiting_reply --refuse(duplicate) from a lower rank--> yielded: that rank
+//     is dialing this one, and its connection is the one the pair keeps
+//     (docs/PROTOCOLS.md); the socket is closed, nothing is lost.
 #pragma once
 
 #include <netinet/in.h>
@@ -23,7 +26,7 @@ namespace rcoll::transport::tcp {
 
 class Dialer {
  public:
-  enum class State : std::uint8_t { connecting, backoff, sending_hello, awaiting_reply, connected, failed };
+  enum class State : std::uint8_t { connecting, backoff, sending_hello, awaiting_reply, connected, yielded, failed };
   using Clock = std::chrono::steady_clock;
 
   struct Params {

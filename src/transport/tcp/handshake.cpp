@@ -50,7 +50,7 @@ RefuseReason check_hello(const Hello& hello, const std::string& token, int self,
     return RefuseReason::bad_version;
   if (hello.size != size) return RefuseReason::bad_size;
   if (token != job_token) return RefuseReason::bad_token;
-  if (hello.rank < 0 || hello.rank >= self) return RefuseReason::bad_rank;
+  if (hello.rank < 0 || hello.rank >= size || hello.rank == self) return RefuseReason::bad_rank;
   return RefuseReason::none;
 }
 

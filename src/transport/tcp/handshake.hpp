@@ -26,7 +26,8 @@ bool send_reply(int fd, HelloKind kind, RefuseReason reason, int rank, int size)
 
 // Whether the acceptor `self` of a job of `size` ranks and token `job_token`
 // takes a connection announced by `hello` + `token`; none means accept.
-// Only lower ranks connect to higher ones.
+// Any other rank of the job may connect; whether its connection is the one
+// the pair keeps is decided by the caller (TcpTransport::pair_rule).
 RefuseReason check_hello(const Hello& hello, const std::string& token, int self, int size,
                          const std::string& job_token);
 

@@ -1,5 +1,16 @@
-// TCP transport: the listening socket, dialing (lower rank) and accepting
-// (higher rank) connections, and the timers that bound both.
+// TCP transport: the listening socket, dialing and accepting connections,
+// the rule that keeps one connection per pair, and the timers that bound
+// dials and handshakes.
+//
+// Either rank of a pair may dial (touch()), so both may dial at once. The
+// pair keeps the connection dialed by the lower rank, and the lower rank
+// alone decides: it accepts a connection from a higher rank only while it has
+// not dialed that rank itself, else answers `duplicate` and the higher rank's
+// dialer yields. The higher rank accepts a lower rank's connection whenever
+// it has none yet, even with its own dial in flight: that dial is sure to be
+// refused, because the lower rank has dialed. Frames are written only after
+// `accept`, and the two connections of a pair can never both be accepted, so
+// no frame goes out on a connection that is then thrown away.
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -52,10 +63,25 @@ void TcpTransport::start_dial(Peer& peer) {
 
 // Acts on a dialer's new state: hands a connected socket to its peer, turns
 // a failure into the peer's failure, arms the retry timer while backing off.
+// A yielded dialer stays as a marker until the peer's own connection comes.
+// A dial that finishes after the pair got its connection the other way
+// (a higher rank's dial in flight when the lower rank's arrived) is dropped.
 void TcpTransport::settle_dialer(int rank) {
   auto& dialer = dialers_[static_cast<std::size_t>(rank)];
   Peer& peer = peer_at(rank);
-  switch (dialer->state()) {
+  auto state = dialer->state();
+  bool finished = state == Dialer::State::connected || state == Dialer::State::failed ||
+                  state == Dialer::State::yielded;
+  if (finished && peer.state() != Peer::State::unconnected) {
+    // Only `yielded` or `failed` is possible here (see the rule at the top);
+    // a connected one would break it, and is closed unused.
+    if (state == Dialer::State::connected)
+      log::warn("rank {}: tcp dial to rank {} was accepted although the pair is {}; closing it unused",
+                config_.rank, rank, to_string(peer.state()));
+    dialer.reset();
+    return;
+  }
+  switch (state) {
     case Dialer::State::connected: {
       UniqueFd fd = dialer->take_fd();
       dialer.reset();
@@ -68,6 +94,9 @@ void TcpTransport::settle_dialer(int rank) {
       peer.fail(cause);
       break;
     }
+    case Dialer::State::yielded:
+      log::debug("rank {}: tcp dial to rank {} yielded: rank {} is dialing this rank", config_.rank, rank, rank);
+      break;
     case Dialer::State::backoff: schedule(dialer->retry_at()); break;
     default: break;
   }
@@ -127,16 +156,32 @@ void TcpTransport::drop_inbound(std::uint32_t id, const std::string& why) {
   inbound_.erase(it);
 }
 
+// Whether a valid connection dialed by `rank` becomes the pair's connection
+// (none) or is refused (the rule at the top of this file).
+RefuseReason TcpTransport::pair_rule(int rank) {
+  switch (peer_at(rank).state()) {
+    case Peer::State::failed: return RefuseReason::peer_failed;
+    case Peer::State::ready: return RefuseReason::duplicate;
+    case Peer::State::unconnected: break;
+  }
+  bool dialing = dialers_[static_cast<std::size_t>(rank)] != nullptr;
+  return rank > config_.rank && dialing ? RefuseReason::duplicate : RefuseReason::none;
+}
+
 // Validates a complete Hello; a refused connection is answered, logged and
 // closed, and changes nothing else.
 void TcpTransport::admit(InboundHandshake& inbound) {
   const Hello& hello = inbound.hello();
   RefuseReason reason = check_hello(hello, inbound.token(), config_.rank, config_.size, config_.job_token);
-  if (reason == RefuseReason::none && peer_at(hello.rank).state() != Peer::State::unconnected)
-    reason = RefuseReason::duplicate;
+  if (reason == RefuseReason::none) reason = pair_rule(hello.rank);
   if (reason != RefuseReason::none) {
-    log::warn("rank {}: refused tcp connection from {} claiming rank {}: {}", config_.rank, inbound.from(),
-              hello.rank, to_string(reason));
+    // A duplicate is the normal outcome of both ranks dialing at once.
+    if (reason == RefuseReason::duplicate)
+      log::debug("rank {}: refused tcp connection from {} (rank {}): {}", config_.rank, inbound.from(), hello.rank,
+                 to_string(reason));
+    else
+      log::warn("rank {}: refused tcp connection from {} claiming rank {}: {}", config_.rank, inbound.from(),
+                hello.rank, to_string(reason));
     send_reply(inbound.fd(), HelloKind::refuse, reason, config_.rank, config_.size);
     poller_.remove(inbound.fd());
     return;
@@ -150,6 +195,12 @@ void TcpTransport::admit(InboundHandshake& inbound) {
   Peer& peer = peer_at(hello.rank);
   peer.set_where(inbound.from());
   peer.attach(inbound.take_fd());
+  // This rank's own dial, if any, is not needed now: one with no socket open
+  // goes at once; one in flight is dropped by settle_dialer() when the
+  // (certain) refusal comes, so the other side never sees a half handshake.
+  auto& dialer = dialers_[static_cast<std::size_t>(hello.rank)];
+  if (dialer && (dialer->state() == Dialer::State::yielded || dialer->state() == Dialer::State::backoff))
+    dialer.reset();
 }
 
 // Retries backed-off dials and drops handshakes that never completed.

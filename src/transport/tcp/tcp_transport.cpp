@@ -59,9 +59,13 @@ Peer& TcpTransport::peer_at(int rank) {
   return *slot;
 }
 
-Peer& TcpTransport::touch(int rank) {
+// A higher rank dials only when it has something to send: a message always
+// travels on a connection its sender started or found, and the common case
+// (both ranks use the pair at once) makes fewer connections to throw away.
+Peer& TcpTransport::touch(int rank, bool sending) {
   Peer& peer = peer_at(rank);
-  if (rank > config_.rank && peer.state() == Peer::State::unconnected && !dialers_[static_cast<std::size_t>(rank)])
+  bool dials = rank > config_.rank || (sending && rank != config_.rank);
+  if (dials && peer.state() == Peer::State::unconnected && !dialers_[static_cast<std::size_t>(rank)])
     start_dial(peer);
   return peer;
 }
@@ -69,7 +73,7 @@ Peer& TcpTransport::touch(int rank) {
 RequestPtr TcpTransport::isend(int peer, Tag tag, const void* buf, std::size_t bytes) {
   check_peer(peer);
   auto request = std::make_shared<Request>(Request::Kind::send, peer, tag, bytes);
-  Peer& p = touch(peer);
+  Peer& p = touch(peer, true);
   if (p.state() == Peer::State::failed)
     p.fail_request(*request);
   else
@@ -82,7 +86,7 @@ RequestPtr TcpTransport::irecv(int peer, Tag tag, void* buf, std::size_t capacit
   auto request = std::make_shared<Request>(Request::Kind::recv, peer, tag, capacity);
   // A failed peer still delivers the complete messages it sent before it
   // went away (post_recv fails the request only when nothing matches).
-  touch(peer).post_recv(request, buf, capacity);
+  touch(peer, false).post_recv(request, buf, capacity);
   return request;
 }
 

@@ -4,9 +4,10 @@
 // One epoll set holds the listening socket, the connections being dialed,
 // the accepted connections whose handshake is still arriving, and the
 // ready connections, each under a key naming its role (poller.hpp).
-// Connections: the lower rank dials, the higher rank accepts; each side
-// touches the peer on its first isend/irecv to it. Requests: tcp_transport.cpp;
-// connection set-up: tcp_connections.cpp.
+// Connections: a rank dials a peer on its first isend to it (the lower rank
+// also on its first irecv), so a send never waits for its receiver to use
+// the pair; when both dial, the lower rank's connection wins (pair_rule()).
+// Requests: tcp_transport.cpp; connection set-up: tcp_connections.cpp.
 #pragma once
 
 #include <chrono>
@@ -47,8 +48,9 @@ class TcpTransport final : public Transport {
  private:
   void check_peer(int peer) const;
   Peer& peer_at(int rank);
-  // The peer, with its connection started if this rank is the one to dial.
-  Peer& touch(int rank);
+  // The peer, with its connection started if it has none and this rank
+  // dials for this use: any rank when `sending`, the lower rank always.
+  Peer& touch(int rank, bool sending);
   bool dispatch(const epoll_event& event);
 
   // tcp_connections.cpp
@@ -58,6 +60,7 @@ class TcpTransport final : public Transport {
   void settle_dialer(int rank);
   bool accept_all();
   bool on_inbound(std::uint32_t id);
+  RefuseReason pair_rule(int rank);
   void admit(InboundHandshake& inbound);
   void drop_inbound(std::uint32_t id, const std::string& why);
   bool run_timers();
@@ -71,7 +74,9 @@ class TcpTransport final : public Transport {
   std::uint16_t port_ = 0;
   std::vector<PeerEndpoint> endpoints_;
   std::vector<std::unique_ptr<Peer>> peers_;      // index = rank; created on first use
-  std::vector<std::unique_ptr<Dialer>> dialers_;  // index = rank; while dialing
+  // index = rank; while dialing, and once yielded (the peer's connection is
+  // coming) until that connection is admitted, so that no second dial starts.
+  std::vector<std::unique_ptr<Dialer>> dialers_;
   std::unordered_map<std::uint32_t, std::unique_ptr<InboundHandshake>> inbound_;
   std::uint32_t next_inbound_ = 0;
   Clock::time_point next_timer_ = Clock::time_point::max();

@@ -8,8 +8,9 @@ std::string_view to_string(RefuseReason reason) noexcept {
     case RefuseReason::bad_version: return "wire protocol magic or version mismatch";
     case RefuseReason::bad_token: return "job token mismatch";
     case RefuseReason::bad_size: return "world size mismatch";
-    case RefuseReason::bad_rank: return "rank out of range or not allowed to connect here";
-    case RefuseReason::duplicate: return "that rank is already connected";
+    case RefuseReason::bad_rank: return "rank out of range or the acceptor's own";
+    case RefuseReason::duplicate: return "that rank is already connected or connecting";
+    case RefuseReason::peer_failed: return "the acceptor's connection to that rank already failed";
   }
   return "unknown reason";
 }

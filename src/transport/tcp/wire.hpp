@@ -25,13 +25,17 @@ inline constexpr std::uint32_t max_token_bytes = 4096;
 enum class HelloKind : std::uint8_t { hello = 1, accept = 2, refuse = 3 };
 
 // Why an acceptor refused a connection (sent back in Hello::reason).
+// `duplicate`: the pair already has, or is making, the connection that wins
+// (tcp_connections.cpp); `peer_failed`: this rank's connection to the dialer
+// already failed, and a failed peer stays failed.
 enum class RefuseReason : std::uint8_t {
-  none = 0, bad_version, bad_token, bad_size, bad_rank, duplicate,
+  none = 0, bad_version, bad_token, bad_size, bad_rank, duplicate, peer_failed,
 };
 
-// The connecting (lower) rank sends kind=hello followed by token_len bytes of
-// the job token; the accepting rank answers kind=accept or kind=refuse with
-// its own rank and token_len = 0. Frames flow only after the accept.
+// The dialing rank (either rank of a pair) sends kind=hello followed by
+// token_len bytes of the job token; the accepting rank answers kind=accept or
+// kind=refuse with its own rank and token_len = 0. Frames flow only after the
+// accept, so only the connection that survives ever carries one.
 struct Hello {
   std::uint32_t magic = hello_magic;
   std::uint16_t version = wire_version;
