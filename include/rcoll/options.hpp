@@ -16,6 +16,7 @@ struct Options {
   int rank = -1;        // 0 <= rank < size
   int size = -1;        // world size, >= 1
   int local_rank = 0;   // rank among the processes on this host
+  int local_size = 1;   // processes of this job on this host
   // "host:port" of the bootstrap rank service.
   std::string bootstrap;
   // When true, this rank (which must be rank 0) runs the bootstrap service

@@ -1,5 +1,6 @@
 // The public Comm: argument forwarding to CommImpl, and the two ways to
 // create one (from the environment, from explicit options).
+#include <cstdlib>
 #include <memory>
 
 #include "bootstrap/in_memory.hpp"
@@ -9,12 +10,22 @@
 #include "comm/env_options.hpp"
 #include "comm/validate.hpp"
 #include "common/log.hpp"
+#include "topology/apply.hpp"
 #include "rcoll/comm.hpp"
 #include "rcoll/errors.hpp"
 
 namespace rcoll {
 
-Comm Comm::from_env() { return create(detail::options_from_env()); }
+Comm Comm::from_env() {
+  Options options = detail::options_from_env();
+  log::set_rank(options.rank);
+  // Placement binds the whole process, so it belongs to launched ranks (one
+  // process each), not to Comm::create, which tests call from several threads.
+  // It runs before the transport exists so later threads inherit the binding.
+  std::string device = std::getenv("RCOLL_IB_DEV") ? std::getenv("RCOLL_IB_DEV") : options.socket_ifname;
+  topology::apply_placement_from_env(options.rank, options.local_rank, options.local_size, device);
+  return create(options);
+}
 
 Comm Comm::create(const Options& options) {
   detail::validate_options(options);

@@ -1,5 +1,6 @@
 #include "comm/env_options.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <optional>
@@ -36,13 +37,14 @@ struct LauncherVars {
   const char* rank;
   const char* size;
   const char* local_rank;
+  const char* local_size;
 };
 
 constexpr LauncherVars launcher_families[] = {
-    {"RCOLL_RANK", "RCOLL_SIZE", "RCOLL_LOCAL_RANK"},
-    {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID"},
-    {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK"},
-    {"RANK", "WORLD_SIZE", "LOCAL_RANK"},
+    {"RCOLL_RANK", "RCOLL_SIZE", "RCOLL_LOCAL_RANK", "RCOLL_LOCAL_SIZE"},
+    {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"},
+    {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
+    {"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"},
 };
 
 void read_rank_and_size(Options& options) {
@@ -53,6 +55,7 @@ void read_rank_and_size(Options& options) {
     options.rank = env_int(family.rank, -1);
     options.size = env_int(family.size, -1);
     options.local_rank = env_int(family.local_rank, 0);
+    options.local_size = std::max(env_int(family.local_size, 1), options.local_rank + 1);
     return;
   }
   options.rank = 0;  // no launcher: a job of one rank

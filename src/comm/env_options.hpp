@@ -5,11 +5,11 @@
 
 namespace rcoll::detail {
 
-// Rank and size come from the first family present, in this order:
-//   RCOLL_RANK / RCOLL_SIZE / RCOLL_LOCAL_RANK          (rcoll-run)
-//   SLURM_PROCID / SLURM_NTASKS / SLURM_LOCALID         (srun)
-//   OMPI_COMM_WORLD_RANK / _SIZE / _LOCAL_RANK          (Open MPI mpirun)
-//   RANK / WORLD_SIZE / LOCAL_RANK                      (torchrun style)
+// Rank, size, local rank and local size come from the first family present:
+//   RCOLL_RANK / RCOLL_SIZE / RCOLL_LOCAL_RANK / RCOLL_LOCAL_SIZE    (rcoll-run)
+//   SLURM_PROCID / SLURM_NTASKS / SLURM_LOCALID / SLURM_NTASKS_PER_NODE  (srun)
+//   OMPI_COMM_WORLD_RANK / _SIZE / _LOCAL_RANK / _LOCAL_SIZE          (mpirun)
+//   RANK / WORLD_SIZE / LOCAL_RANK / LOCAL_WORLD_SIZE                 (torchrun)
 // and none of them means a single-rank job. The bootstrap service is
 // RCOLL_BOOTSTRAP=host:port, else MASTER_ADDR:MASTER_PORT; in the second
 // case (or with RCOLL_BOOTSTRAP_SERVE=1) rank 0 hosts the service itself.

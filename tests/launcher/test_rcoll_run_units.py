@@ -66,7 +66,7 @@ class CliTest(unittest.TestCase):
         self.assertIn("-n must be at least 1", self.parse_error("-n", "0", "prog"))
         self.assertIn("no program given", self.parse_error("-n", "2"))
         self.assertIn("-n N is required", self.parse_error("prog"))
-        self.assertIn("only 'none'", self.parse_error("-n", "1", "--bind", "core", "prog"))
+        self.assertIn("is not a binding policy", self.parse_error("-n", "1", "--bind", "socket", "prog"))
         self.assertIn("positive number", self.parse_error("-n", "1", "--timeout", "-1", "prog"))
         self.assertIn("invalid choice", self.parse_error("-n", "1", "--transport", "ib", "prog"))
         self.assertIn("slot count", self.parse_error("--hosts", "a:b", "prog"))

@@ -28,7 +28,8 @@ class ScopedEnv {
 
  private:
   static constexpr const char* known[] = {
-      "RCOLL_RANK", "RCOLL_SIZE", "RCOLL_LOCAL_RANK", "RCOLL_BOOTSTRAP", "RCOLL_BOOTSTRAP_SERVE",
+      "RCOLL_RANK", "RCOLL_SIZE", "RCOLL_LOCAL_RANK", "RCOLL_LOCAL_SIZE", "SLURM_NTASKS_PER_NODE",
+      "OMPI_COMM_WORLD_LOCAL_SIZE", "LOCAL_WORLD_SIZE", "RCOLL_BOOTSTRAP", "RCOLL_BOOTSTRAP_SERVE",
       "RCOLL_JOB_TOKEN", "RCOLL_TRANSPORT", "RCOLL_TIMEOUT", "RCOLL_SOCKET_IFNAME", "RCOLL_ALLREDUCE_ALGO",
       "RCOLL_BCAST_ALGO", "RCOLL_SEGMENT_BYTES", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID",
       "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "RANK", "WORLD_SIZE",
@@ -46,7 +47,7 @@ TEST(EnvOptions, NoLauncherIsASingleRankJob) {
 }
 
 TEST(EnvOptions, RcollRunVariables) {
-  ScopedEnv env({{"RCOLL_RANK", "2"}, {"RCOLL_SIZE", "5"}, {"RCOLL_LOCAL_RANK", "1"},
+  ScopedEnv env({{"RCOLL_RANK", "2"}, {"RCOLL_SIZE", "5"}, {"RCOLL_LOCAL_RANK", "1"}, {"RCOLL_LOCAL_SIZE", "3"},
                  {"RCOLL_BOOTSTRAP", "127.0.0.1:4000"}, {"RCOLL_JOB_TOKEN", "secret"},
                  {"RCOLL_TRANSPORT", "tcp"}, {"RCOLL_TIMEOUT", "2.5"}, {"RCOLL_ALLREDUCE_ALGO", "ring"},
                  {"RCOLL_BCAST_ALGO", "chain"}, {"RCOLL_SEGMENT_BYTES", "4096"}, {"RCOLL_SOCKET_IFNAME", "lo"}});
@@ -54,6 +55,7 @@ TEST(EnvOptions, RcollRunVariables) {
   EXPECT_EQ(o.rank, 2);
   EXPECT_EQ(o.size, 5);
   EXPECT_EQ(o.local_rank, 1);
+  EXPECT_EQ(o.local_size, 3);
   EXPECT_EQ(o.bootstrap, "127.0.0.1:4000");
   EXPECT_FALSE(o.host_bootstrap);
   EXPECT_EQ(o.job_token, "secret");
@@ -77,8 +79,10 @@ TEST(EnvOptions, SlurmVariables) {
 
 TEST(EnvOptions, OpenMpiVariables) {
   ScopedEnv env({{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "2"},
-                 {"OMPI_COMM_WORLD_LOCAL_RANK", "0"}, {"RCOLL_BOOTSTRAP", "h:1"}});
+                 {"OMPI_COMM_WORLD_LOCAL_RANK", "0"}, {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"},
+                 {"RCOLL_BOOTSTRAP", "h:1"}});
   Options o = options_from_env();
+  EXPECT_EQ(o.local_size, 2);
   EXPECT_EQ(o.rank, 1);
   EXPECT_EQ(o.size, 2);
   EXPECT_EQ(o.local_rank, 0);

@@ -2,10 +2,12 @@
 
 import argparse
 import math
+import os
 
 from . import placement
 
-BIND_POLICIES = ("none",)  # core, numa and nic come with the topology layer
+# The library applies them (src/topology/); see the usage text of rcoll-run.
+BIND_POLICIES = ("none", "core", "numa", "nic")
 TRANSPORTS = ("auto", "tcp", "rdma")
 
 
@@ -35,8 +37,14 @@ def _build_parser():
                    help="wall-clock limit of the whole job; on expiry exit 124")
     p.add_argument("--kill-grace", type=_positive_seconds, default=3.0, metavar="S",
                    help="seconds between SIGTERM and SIGKILL when stopping ranks (default 3)")
-    p.add_argument("--bind", default="none", metavar="POLICY",
-                   help="CPU binding policy; only 'none' for now")
+    p.add_argument("--bind", metavar="POLICY",
+                   help="where each rank runs (RCOLL_BIND): none (default), core (one "
+                        "core per local rank, round-robin), numa (round-robin over NUMA "
+                        "nodes), nic (cores near the rank's network device; falls back "
+                        "to core); default: inherited, else none")
+    p.add_argument("--report-bindings", action="store_true",
+                   help="each rank prints its binding, memory node and device's NUMA "
+                        "node on stderr (RCOLL_REPORT_BINDINGS=1)")
     p.add_argument("--hosts", metavar="H:SLOTS,...",
                    help="place ranks on hosts, filling them in order")
     p.add_argument("--ssh", metavar="CMD",
@@ -56,7 +64,8 @@ def _build_parser():
 def parse_args(argv):
     """Returns the options; exits with status 2 and a message on bad ones.
 
-    Adds `slots` (list of placement.Slot, or None without --hosts).
+    Adds `slots` (list of placement.Slot, or None without --hosts); `bind`
+    is --bind, else $RCOLL_BIND, else "none".
     """
     parser = _build_parser()
     args = parser.parse_args(argv)
@@ -64,9 +73,13 @@ def parse_args(argv):
         args.command = args.command[1:]
     if not args.command:
         parser.error("no program given")
+    if args.bind is None:
+        source, args.bind = "RCOLL_BIND", os.environ.get("RCOLL_BIND") or "none"
+    else:
+        source = "--bind"
     if args.bind not in BIND_POLICIES:
-        parser.error(f"--bind {args.bind!r} is not supported yet; only 'none' is "
-                     "(core, numa and nic are planned)")
+        parser.error(f"{source} {args.bind!r} is not a binding policy; "
+                     f"choose one of {', '.join(BIND_POLICIES)}")
     try:
         args.slots = placement.parse_hosts(args.hosts) if args.hosts else None
     except placement.PlacementError as error:

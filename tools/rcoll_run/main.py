@@ -61,7 +61,8 @@ def _run_with_daemon(args, places, ssh_argv, signals, script_dir):
         address = daemon.published_address(bootstrap.host, bootstrap.port,
                                            args.bootstrap_host, any_remote)
         transport = args.transport or os.environ.get("RCOLL_TRANSPORT") or "auto"
-        settings = spawn.JobSettings(args.size, address, token, transport, timeout)
+        settings = spawn.JobSettings(args.size, address, token, transport, timeout,
+                                     bind=args.bind, report_bindings=args.report_bindings)
         pump = OutputPump()
         bootstrap.attach(pump)
         ranks = job.Job(pump, signals, bootstrap, args.kill_grace, args.job_timeout)

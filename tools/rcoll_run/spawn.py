@@ -33,6 +33,8 @@ class JobSettings:
     token: str
     transport: str
     timeout: str = None     # RCOLL_TIMEOUT in seconds, or None to inherit
+    bind: str = "none"      # RCOLL_BIND: none|core|numa|nic (applied by the library)
+    report_bindings: bool = False  # sets RCOLL_REPORT_BINDINGS=1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,9 +70,12 @@ def rank_variables(place, job):
         "RCOLL_LOCAL_SIZE": str(place.local_size),
         "RCOLL_BOOTSTRAP": job.bootstrap,
         "RCOLL_TRANSPORT": job.transport,
+        "RCOLL_BIND": job.bind,
     }
     if job.timeout is not None:
         variables["RCOLL_TIMEOUT"] = job.timeout
+    if job.report_bindings:
+        variables["RCOLL_REPORT_BINDINGS"] = "1"
     return variables
 
 

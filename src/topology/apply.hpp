@@ -1,0 +1,40 @@
+// Applying a placement to this process: the one call the communicator makes.
+//
+// rcoll-run passes RCOLL_BIND=none|core|numa|nic and RCOLL_REPORT_BINDINGS=1
+// to the ranks; the library calls apply_placement_from_env() when it creates
+// the communicator, before it starts any thread of its own, so that those
+// threads inherit the binding. Placement never fails a job: every problem
+// becomes a fallback and a reason in the report.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "topology/placement.hpp"
+
+namespace rcoll::topology {
+
+struct PlacementReport {
+  Placement placement;
+  bool bound = false;        // the process binding was set as decided
+  std::string bind_error;    // why not, when a binding was decided but failed
+  Bitmap binding;            // the process binding after the call (queried)
+
+  // One line, e.g. "rank 3 (local 1/2): bind=nic cpuset=5 mem=numa1
+  // device=mlx5_0 (numa 1)" followed by "; fallback: ..." when one happened.
+  std::string summary(int rank, int local_rank, int local_size) const;
+};
+
+// Decides on this_machine() and binds the whole process to the decided
+// cpuset (nothing is bound for none). Never throws for placement reasons;
+// a topology that cannot be loaded is reported as "no placement".
+PlacementReport apply_placement(BindPolicy policy, int local_rank, int local_size,
+                                std::string_view device_name = {});
+
+// Reads RCOLL_BIND (unset or empty: none; an unknown value is warned about
+// and treated as none) and RCOLL_REPORT_BINDINGS (1/true/yes: print the
+// summary to stderr), then applies placement as above.
+PlacementReport apply_placement_from_env(int rank, int local_rank, int local_size,
+                                         std::string_view device_name = {});
+
+}  // namespace rcoll::topology
