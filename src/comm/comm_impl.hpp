@@ -55,9 +55,11 @@ class CommImpl {
   Deadline call_deadline() const;
 
   Options options_;
-  std::unique_ptr<bootstrap::BootstrapServer> server_;  // destroyed after the client
-  std::unique_ptr<transport::Transport> transport_;
+  // Destroyed in reverse order: the transport first (it may use the
+  // bootstrap until then), then the bootstrap client, then the service.
+  std::unique_ptr<bootstrap::BootstrapServer> server_;
   std::unique_ptr<bootstrap::Bootstrap> bootstrap_;
+  std::unique_ptr<transport::Transport> transport_;
   std::uint64_t sequence_ = 0;
   std::string broken_reason_;
 };

@@ -5,18 +5,27 @@
 #   device_<dev>     ibv_devinfo shows the rxe port PORT_ACTIVE
 #   ib_send_lat      perftest, server and client in the guest over RoCE v2
 #   ib_write_bw      (raw outputs and summary.txt kept in OUT/perftest/)
-#   <gtest name>     every build/tests/**/rdma_*_test (GoogleTest executables)
+#   <gtest name>     every build/tests/**/rdma_*_test (GoogleTest executables),
+#                    then every line of the gtests file: an executable under
+#                    build/tests with its arguments (a --gtest_filter that
+#                    picks its RDMA instances). A GoogleTest check fails when
+#                    the executable fails, when no test ran, or when a test
+#                    skipped for want of a device ("no RDMA device", "needs
+#                    RXE_"): here the device must exist. Other skips (a test
+#                    that does not apply to a backend) are counted in the
+#                    PASS line.
 #   job<L>           every command line L of the jobs file (multi-process jobs
 #                    through tools/rcoll-run --transport rdma), run from /work
 # Prints "PASS name" or "FAIL name (reason)" per check, "# ..." for notes, and
 # ends with "N passed, N failed". Exits 1 if any check failed or none ran.
 #
 # usage: guest-suite.sh [--allow-empty] [--no-perftest] [--build DIR]
-#                       [--jobs FILE] [--out DIR] [-v]
+#                       [--gtests FILE] [--jobs FILE] [--out DIR] [-v]
 #   --allow-empty  finding no rdma_*_test executable is a note, not a failure
 #                  (for developing the suite itself; CI never passes it)
 #   --no-perftest  skip the perftest checks
 #   --build DIR    build tree (default /work/build)
+#   --gtests FILE  GoogleTest list (default: gtests.txt beside this script)
 #   --jobs FILE    job list (default: jobs.txt beside this script)
 #   --out DIR      where logs, perftest outputs and gtest XML go (default /out,
 #                  the host directory shared by rxe-vm.sh -o)
@@ -28,7 +37,7 @@
 set -u
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-BUILD=/work/build JOBS=$HERE/jobs.txt OUT=/out
+BUILD=/work/build GTESTS=$HERE/gtests.txt JOBS=$HERE/jobs.txt OUT=/out
 ALLOW_EMPTY=0 PERFTEST=1 VERBOSE=0
 TEST_TIMEOUT=${RCOLL_RDMA_TEST_TIMEOUT:-600}
 JOB_TIMEOUT=${RCOLL_RDMA_JOB_TIMEOUT:-300}
@@ -41,6 +50,7 @@ while [ $# -gt 0 ]; do
 	--allow-empty) ALLOW_EMPTY=1; shift ;;
 	--no-perftest) PERFTEST=0; shift ;;
 	--build) BUILD=$2; shift 2 ;;
+	--gtests) GTESTS=$2; shift 2 ;;
 	--jobs) JOBS=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
 	-v) VERBOSE=1; shift ;;
@@ -175,8 +185,68 @@ failed_tests() {
 	sed -n 's/^\[  FAILED  \] \([^ ,]*\).*/\1/p' "$LOGS/$1.log" | grep -v '^[0-9]*$' | sort -u |
 		head -5 | paste -sd, - | sed 's/,/, /g'
 }
+# gtest_verdict NAME: reads the XML of check NAME; sets COUNTS ("N tests"
+# or "N tests, K skipped") and VERDICT: empty when tests ran and none
+# skipped for want of a device, else why the check fails.
+gtest_verdict() {
+	local xml=$OUT/gtest/$1.xml tests skipped missing
+	COUNTS="" VERDICT=""
+	if [ ! -f "$xml" ]; then
+		VERDICT="no XML output"
+		return
+	fi
+	tests=$(sed -n 's/.*<testsuites tests="\([0-9]*\)".*/\1/p' "$xml" | head -1)
+	skipped=$(grep -c '<skipped message=' "$xml")
+	missing=$(grep '<skipped message=' "$xml" | grep -c 'no RDMA device\|needs RXE_')
+	COUNTS="${tests:-0} tests"
+	[ "$skipped" = 0 ] || COUNTS="$COUNTS, $skipped skipped"
+	if [ "${tests:-0}" = 0 ]; then
+		VERDICT="no test ran (a filter that matches nothing?)"
+	elif [ "$missing" != 0 ]; then
+		VERDICT="$missing tests skipped for want of a device: $(grep -o 'no RDMA device[^"]*\|needs RXE_[^"]*' "$xml" | head -1)"
+	fi
+}
+# run_gtest NAME EXE ARGS...
+run_gtest() {
+	local name=$1 exe=$2 rc failed
+	shift 2
+	run_logged "$name" "$TEST_TIMEOUT" "$exe" --gtest_brief=1 \
+		--gtest_output="xml:$OUT/gtest/$name.xml" "$@"
+	rc=$?
+	gtest_verdict "$name"
+	if [ $rc != 0 ]; then
+		show_tail "$name"
+		failed=$(failed_tests "$name")
+		fail "$name" "$(why $rc)${failed:+; failed: $failed}"
+	elif [ -n "$VERDICT" ]; then
+		show_tail "$name"
+		fail "$name" "$VERDICT"
+	else
+		pass "$name ($COUNTS)"
+	fi
+}
+# The lines of the gtests file: "EXECUTABLE ARGS..." (blank, '#' ignored).
+run_listed_gtests() {
+	local line words exe name
+	if [ ! -e "$GTESTS" ]; then
+		fail gtests "no gtests file $GTESTS"
+		return
+	fi
+	while IFS= read -r line || [ -n "$line" ]; do
+		line=${line#"${line%%[![:space:]]*}"}
+		case $line in '' | '#'*) continue ;; esac
+		read -r -a words <<<"$line"
+		name=${words[0]}
+		exe=$(find -H "$BUILD/tests" -name CMakeFiles -prune -o -type f -name "$name" -perm -u+x -print | head -1)
+		if [ -z "$exe" ]; then
+			fail "$name" "no executable $name under $BUILD/tests (built? staged by rxe-vm.sh's build globs?)"
+			continue
+		fi
+		run_gtest "$name" "$exe" "${words[@]:1}"
+	done <"$GTESTS"
+}
 run_gtests() {
-	local exes=() exe name rc failed
+	local exes=() exe
 	if [ -d "$BUILD/tests" ]; then
 		mapfile -t exes < <(find -H "$BUILD/tests" -name CMakeFiles -prune -o \
 			-type f -name 'rdma_*_test' -perm -u+x -print | sort)
@@ -187,28 +257,16 @@ run_gtests() {
 		else
 			fail rdma_tests "no rdma_*_test executable under $BUILD/tests; build the tests first"
 		fi
-		return
 	fi
-	for exe in "${exes[@]}"; do
-		name=$(basename "$exe")
-		run_logged "$name" "$TEST_TIMEOUT" "$exe" --gtest_brief=1 \
-			--gtest_output="xml:$OUT/gtest/$name.xml"
-		rc=$?
-		if [ $rc = 0 ]; then
-			pass "$name"
-		else
-			show_tail "$name"
-			failed=$(failed_tests "$name")
-			fail "$name" "$(why $rc)${failed:+; failed: $failed}"
-		fi
-	done
+	for exe in ${exes[@]+"${exes[@]}"}; do run_gtest "$(basename "$exe")" "$exe"; done
+	run_listed_gtests
 }
 
 # ---------------------------------------------------------------- (d) jobs
 run_jobs() {
 	local lineno=0 line name rc
-	if [ ! -f "$JOBS" ]; then
-		note "no jobs file $JOBS"
+	if [ ! -e "$JOBS" ]; then
+		fail jobs "no jobs file $JOBS"
 		return
 	fi
 	while IFS= read -r line || [ -n "$line" ]; do

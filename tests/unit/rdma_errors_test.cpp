@@ -1,7 +1,9 @@
 // RDMA failure paths: a peer that dies mid-transfer (its failed work
 // completion becomes an IoError naming peer, QP, opcode and status, and
-// fails everything pending on that peer), a peer that never connects, and
-// the one-line reasons given when RDMA cannot run.
+// fails everything pending on that peer), a peer that dies while we only
+// wait to receive from it (keep-alive probe, or rdma_cm's disconnect), a
+// peer that never connects, and the one-line reasons given when RDMA cannot
+// run.
 #include <gtest/gtest.h>
 
 #include <latch>
@@ -87,6 +89,61 @@ TEST_F(RdmaErrors, PeerDestroyedMidTransferFailsPendingRequests) {
     EXPECT_EQ(pending_recv->state(), Request::State::failed) << "other requests on the peer fail too";
     auto later = t.isend(1, 3, small.data(), small.size());
     EXPECT_EQ(later->state(), Request::State::failed) << "later sends fail at once";
+  });
+}
+
+// On the bootstrap path nothing tells a receiver that its peer died: it
+// sends nothing that could fail. The keep-alive probe does, within about
+// keepalive_interval plus the retries (a second), not the caller's deadline.
+TEST_F(RdmaErrors, KeepAliveNoticesADeadPeerWeOnlyReceiveFrom) {
+  auto options = test::test_options();
+  options.keepalive_interval = 200ms;
+  auto w = test::make_rdma_world(2, options);
+  std::latch connected(2);
+  test::run_ranks(2, [&](int rank) {
+    Transport& t = w.at(rank);
+    Bytes small = pattern(8, 1);
+    if (rank == 1) {
+      test::send(t, 0, 1, small);
+      connected.arrive_and_wait();
+      std::this_thread::sleep_for(50ms);  // let rank 0 start waiting
+      w.ranks[1].reset();
+      return;
+    }
+    EXPECT_EQ(test::recv(t, 1, 1, 8), small);
+    connected.arrive_and_wait();
+    Bytes inbox(16);
+    auto start = Deadline::Clock::now();
+    try {
+      wait(t, t.irecv(1, 2, inbox.data(), inbox.size()), Deadline::after(60s), "recv from a dead peer");
+      ADD_FAILURE() << "no error";
+    } catch (const IoError& e) {
+      EXPECT_EQ(e.peer(), 1) << e.what();
+      EXPECT_TRUE(contains(e.what(), "keep-alive probe")) << e.what();
+      EXPECT_TRUE(contains(e.what(), "does not answer")) << e.what();
+    }
+    EXPECT_LT(Deadline::Clock::now() - start, 15s);
+    EXPECT_GE(rdma_stats(t)->keepalive_probes, 1u);
+  });
+}
+
+// A live peer that is merely slow answers the probes: nothing fails.
+TEST_F(RdmaErrors, KeepAliveLeavesASlowPeerAlone) {
+  auto options = test::test_options();
+  options.keepalive_interval = 50ms;
+  auto w = test::make_rdma_world(2, options);
+  test::run_ranks(2, [&](int rank) {
+    Transport& t = w.at(rank);
+    Bytes small = pattern(8, 2);
+    if (rank == 1) {
+      test::send(t, 0, 1, small);
+      std::this_thread::sleep_for(1s);  // no progress() at all: its device still ACKs
+      test::send(t, 0, 2, small);
+      return;
+    }
+    EXPECT_EQ(test::recv(t, 1, 1, 8), small);
+    EXPECT_EQ(test::recv(t, 1, 2, 8), small);
+    EXPECT_GE(rdma_stats(t)->keepalive_probes, 3u);
   });
 }
 

@@ -30,6 +30,7 @@ std::string_view wr_kind_name(WrKind kind) noexcept {
     case WrKind::send_inline: return "SEND(inline)";
     case WrKind::write: return "RDMA_WRITE";
     case WrKind::write_imm: return "RDMA_WRITE_WITH_IMM";
+    case WrKind::probe: return "keep-alive probe (0-byte RDMA_WRITE)";
   }
   return "UNKNOWN";
 }
@@ -180,6 +181,15 @@ void Channel::write(const void* src, std::size_t bytes, std::uint32_t lkey, std:
     --credits_;
   }
   post(wr, imm ? "ibv_post_send(RDMA_WRITE_WITH_IMM)" : "ibv_post_send(RDMA_WRITE)");
+}
+
+void Channel::probe() {
+  ibv_send_wr wr{};
+  wr.wr_id = make_wr_id(WrKind::probe, 0);
+  wr.num_sge = 0;
+  wr.opcode = IBV_WR_RDMA_WRITE;
+  wr.send_flags = IBV_SEND_SIGNALED;
+  post(wr, "ibv_post_send(keep-alive RDMA_WRITE)");
 }
 
 void Channel::post(ibv_send_wr& wr, std::string_view what) {

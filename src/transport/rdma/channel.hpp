@@ -27,7 +27,7 @@ namespace rcoll::transport::rdma {
 
 // What a work request was, kept in the top byte of wr_id (a failed
 // completion's opcode field is undefined, so errors are named from this).
-enum class WrKind : std::uint8_t { recv = 1, send_bounce = 2, send_inline = 3, write = 4, write_imm = 5 };
+enum class WrKind : std::uint8_t { recv = 1, send_bounce = 2, send_inline = 3, write = 4, write_imm = 5, probe = 6 };
 
 inline std::uint64_t make_wr_id(WrKind kind, std::uint64_t value) {
   return static_cast<std::uint64_t>(kind) << 56 | (value & ((std::uint64_t(1) << 56) - 1));
@@ -81,6 +81,11 @@ class Channel {
   // RDMA WRITE (WITH_IMM carrying `imm` when given) of [src, src + bytes).
   void write(const void* src, std::size_t bytes, std::uint32_t lkey, std::uint64_t remote_addr, std::uint32_t rkey,
              std::uint64_t wr_id, std::optional<std::uint32_t> imm);
+  // Keep-alive probe: a 0-byte RDMA WRITE. It consumes no receive and no
+  // credit, and the peer's device checks no key for it (IBA C9-88), but
+  // it must be ACKed: a peer whose QP is gone makes it fail (retry
+  // exceeded). The caller checks can_write(false) first.
+  void probe();
   bool owes_credits() const noexcept;
   void add_credits(int credits) noexcept { credits_ += credits; }
 

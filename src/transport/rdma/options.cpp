@@ -76,6 +76,8 @@ void read_tuning(RdmaOptions& o) {
   if (const char* v = env("RCOLL_IB_MR_CACHE_BYTES")) o.mr_cache_bytes = parse_size("RCOLL_IB_MR_CACHE_BYTES", v);
   if (const char* v = env("RCOLL_IB_DISCOVERY_MS"))
     o.discovery_interval = std::chrono::milliseconds(parse_int("RCOLL_IB_DISCOVERY_MS", v, 0, 60000));
+  if (const char* v = env("RCOLL_IB_KEEPALIVE_MS"))
+    o.keepalive_interval = std::chrono::milliseconds(parse_int("RCOLL_IB_KEEPALIVE_MS", v, 0, 600000));
   if (o.eager_limit > (std::size_t(1) << 20)) bad("RCOLL_IB_EAGER_LIMIT", std::to_string(o.eager_limit), "at most 1M");
   if (o.chunk_bytes < 4096) bad("RCOLL_IB_CHUNK", std::to_string(o.chunk_bytes), "at least 4K");
 }

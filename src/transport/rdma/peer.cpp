@@ -188,6 +188,7 @@ Channel& Peer::make_channel() {
 
 void Peer::on_connected() {
   link_ = Link::connected;
+  heard_ = std::chrono::steady_clock::now();
   ++core_.stats.connected_peers;
   log::debug("rdma peer {}: connected (QP {:#x}, inline {} bytes, eager {} bytes)", peer_, channel_->qpn(),
              channel_->config().max_inline, std::min(core_.options.eager_limit, channel_->eager_capacity()));
@@ -229,6 +230,7 @@ bool Peer::poll() {
   int n = 0;
   try {
     n = channel_->poll(wcs);
+    if (n > 0) heard_ = std::chrono::steady_clock::now();
     for (int i = 0; i < n; ++i)
       if (link_ != Link::failed) on_completion(wcs[i]);
   } catch (const IoError&) {
@@ -258,11 +260,31 @@ bool Peer::flush() {
       ++core_.stats.credit_messages;
       moved = true;
     }
+    probe_if_quiet();
     return moved;
   } catch (const IoError&) {
     fail(std::current_exception());
     return true;
   }
+}
+
+// A peer we wait for but do not hear from may be dead, and on the bootstrap
+// path nothing else would tell us (rdma_cm reports DISCONNECTED; a send of
+// ours would run out of retries, but a receiver awaiting data sends
+// nothing). So after keepalive_interval of silence with operations pending,
+// ask the peer's device for an ACK. A live peer's device answers even while
+// its process computes; a dead one's QP is gone and the probe's failed
+// completion fails the peer (on_failed_completion).
+void Peer::probe_if_quiet() {
+  auto interval = core_.options.keepalive_interval;
+  if (interval.count() == 0 || probing_ || (sends_.empty() && recvs_.empty())) return;
+  auto now = std::chrono::steady_clock::now();
+  if (now - heard_ < interval || !channel_->can_write(false)) return;
+  log::trace("rdma peer {}: quiet for {} ms with operations pending: keep-alive probe", peer_,
+             std::chrono::duration_cast<std::chrono::milliseconds>(now - heard_).count());
+  channel_->probe();
+  probing_ = true;
+  ++core_.stats.keepalive_probes;
 }
 
 }  // namespace rcoll::transport::rdma

@@ -12,6 +12,7 @@
 //                    bytes will land in the buffer.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -124,6 +125,7 @@ class Peer {
   bool post_outbox();
   bool pump_writes(SendOp& op);
   bool pump_all_writes();
+  void probe_if_quiet();
 
   Core& core_;
   int peer_;
@@ -136,6 +138,8 @@ class Peer {
   std::deque<SendOp*> outbox_;     // eager messages and RTS, in isend order
   std::deque<MsgHeader> control_;  // CTS and aborts
   std::vector<SendOp*> writers_;   // rendezvous sends with writes to post or complete
+  std::chrono::steady_clock::time_point heard_{};  // last completion on this connection
+  bool probing_ = false;                           // a keep-alive probe is in flight
   // Last: the QP goes before the operations' registrations are released.
   std::unique_ptr<Channel> channel_;
 };

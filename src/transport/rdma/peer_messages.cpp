@@ -52,6 +52,10 @@ void Peer::on_completion(const ibv_wc& wc) {
       channel_->on_send_completion(wc.wr_id);
       on_write_done(wc.wr_id, wr_kind(wc.wr_id) == WrKind::write_imm);
       return;
+    case WrKind::probe:
+      channel_->on_send_completion(wc.wr_id);
+      probing_ = false;
+      return;
   }
   throw IoError(core_.rank, peer_, "rdma completion", "unknown work request id " + std::to_string(wc.wr_id));
 }
@@ -63,6 +67,7 @@ void Peer::on_failed_completion(const ibv_wc& wc) {
   std::string what = std::string(wr_kind_name(wr_kind(wc.wr_id)));
   std::string cause = std::string(ibv_wc_status_str(wc.status)) + " (status " + std::to_string(wc.status) +
                       ", vendor error " + hex(wc.vendor_err) + ")";
+  if (wc.status == IBV_WC_RETRY_EXC_ERR) cause += ": the peer's queue pair does not answer (process gone? path down?)";
   fail(std::make_exception_ptr(IoError(core_.rank, peer_, "rdma " + what + " on QP " + hex(wc.qp_num), cause)));
 }
 

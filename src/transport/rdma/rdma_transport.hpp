@@ -42,6 +42,11 @@ struct RdmaOptions {
   // How often an idle rank looks (one peer per look, round robin) whether a
   // peer it never used wants to connect; 0 disables (RCOLL_IB_DISCOVERY_MS).
   std::chrono::milliseconds discovery_interval{20};
+  // Keep-alive: after this long without a completion from a peer that has
+  // operations pending, probe it with a 0-byte RDMA WRITE; a dead peer's
+  // QP does not answer and the probe fails the peer (retry exceeded, about
+  // a second later). 0 disables (RCOLL_IB_KEEPALIVE_MS).
+  std::chrono::milliseconds keepalive_interval{1000};
 
   static RdmaOptions from_env();
 };
@@ -59,6 +64,7 @@ struct RdmaStats {
   std::uint64_t mr_cache_stale = 0;       // cached entries found stale and replaced
   bool mr_cache_validated = false;        // page identity checks available (see docs/RDMA.md)
   std::uint64_t cq_events = 0;            // completion-channel wake-ups (event polling)
+  std::uint64_t keepalive_probes = 0;     // 0-byte RDMA WRITEs sent to quiet peers
   int connected_peers = 0;
 };
 
