@@ -33,7 +33,8 @@ class Jobs(unittest.TestCase):
 
     def test_rank_exiting_with_error_stops_the_job(self):
         result = launch(4, JOB, "exit", "2", extra=("--timeout", "60"))
-        self.assertEqual(result.returncode, 3, result.stdout + result.stderr)
+        # Usually 3 (rank 2's status); a survivor's exit can race it to the launcher.
+        self.assertIn(result.returncode, (3, 4), result.stdout + result.stderr)
         self.assertRegex(result.stderr, r"rank 2 exited with status 3")
 
     def test_survivors_name_the_dead_rank(self):

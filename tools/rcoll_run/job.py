@@ -162,6 +162,11 @@ class Job:
                 self.stop(procs.exit_code_for(status),
                           f"rank {rank.place.rank} {procs.describe_status(status)}"
                           + ("; terminating the other ranks" if others else ""))
+            elif status > 0:
+                # Failed on its own while the job was ending. Exits that race
+                # (a survivor reacting to the first failure) cannot be ordered
+                # reliably, so every failure is named, not only the first seen.
+                procs.say(f"rank {rank.place.rank} {procs.describe_status(status)}")
 
     def _unwatch(self, rank):
         if rank.pidfd is not None:
