@@ -1,8 +1,6 @@
 #include "buffers.hpp"
 
 #include <algorithm>
-#include <cstdlib>
-#include <new>
 
 #include "element.hpp"
 
@@ -12,7 +10,6 @@ namespace {
 // 7 * 11: long enough that neighbouring elements differ, short enough
 // that the expected values are computed once.
 constexpr std::size_t kPeriod = 77;
-constexpr std::size_t kPage = 4096;
 
 std::int64_t fold(ReduceOp op, std::int64_t a, std::int64_t b) {
   switch (op) {
@@ -51,14 +48,6 @@ std::size_t mismatches(DataType type, const std::vector<std::int64_t>& period, c
 }
 
 }  // namespace
-
-AlignedBuffer::AlignedBuffer(std::size_t bytes) : size_(bytes) {
-  const std::size_t rounded = std::max(kPage, (bytes + kPage - 1) / kPage * kPage);
-  data_.reset(static_cast<std::byte*>(std::aligned_alloc(kPage, rounded)));
-  if (!data_) throw std::bad_alloc();
-}
-
-void AlignedBuffer::Free::operator()(std::byte* p) const noexcept { std::free(p); }
 
 std::int64_t allreduce_input(ReduceOp op, DataType type, int rank, int size, std::size_t j) {
   switch (op) {

@@ -6,32 +6,14 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include <rcoll/rcoll.hpp>
 
+#include "common/aligned_buffer.hpp"
 #include "options.hpp"
 
 namespace rcoll::bench {
-
-// Page-aligned, uninitialised bytes (RDMA registration and DMA prefer
-// page-aligned buffers). Owns its memory.
-class AlignedBuffer {
- public:
-  AlignedBuffer() = default;
-  explicit AlignedBuffer(std::size_t bytes);
-  std::byte* data() noexcept { return data_.get(); }
-  const std::byte* data() const noexcept { return data_.get(); }
-  std::size_t size() const noexcept { return size_; }
-
- private:
-  struct Free {
-    void operator()(std::byte* p) const noexcept;
-  };
-  std::unique_ptr<std::byte, Free> data_;
-  std::size_t size_ = 0;
-};
 
 // What one rank puts in and expects back for one operation. The patterns
 // repeat with a short period, so filling and checking are O(count).

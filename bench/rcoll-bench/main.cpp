@@ -3,8 +3,6 @@
 //   tools/rcoll-run -n 4 -- rcoll-bench --op allreduce --check --max-bytes 16M
 // Rank 0 prints one line per message size; exit status 1 when --check found
 // wrong elements or rcoll raised an error, 2 for a bad command line.
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -13,6 +11,7 @@
 
 #include <rcoll/rcoll.hpp>
 
+#include "common/json.hpp"
 #include "options.hpp"
 #include "report.hpp"
 #include "runner.hpp"
@@ -36,11 +35,6 @@ std::string force_algorithm(const BenchOptions& options) {
   }
   const char* inherited = std::getenv(variable);
   return inherited && *inherited ? inherited : "auto";
-}
-
-std::string host_name() {
-  char name[256] = {};
-  return ::gethostname(name, sizeof name - 1) == 0 ? name : "unknown";
 }
 
 int run_benchmark(Comm& comm, const RunInfo& info) {

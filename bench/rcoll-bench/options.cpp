@@ -1,12 +1,6 @@
 #include "options.hpp"
 
-#include <algorithm>
-#include <cctype>
-#include <charconv>
-#include <cstdint>
-#include <functional>
-#include <limits>
-#include <map>
+#include "common/sizes.hpp"
 
 namespace rcoll::bench {
 namespace {
@@ -31,28 +25,6 @@ constexpr const char* kUsage =
     "sizes take K, M, G suffixes (binary: 1K = 1024).\n"
     "Run under the launcher: tools/rcoll-run -n 4 -- rcoll-bench --op allreduce --check\n";
 
-int parse_int(const std::string& name, const std::string& text, int min_value) {
-  int value = 0;
-  const auto* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (ec != std::errc() || ptr != end || value < min_value)
-    throw UsageError(name + " needs an integer >= " + std::to_string(min_value) + ", got '" + text + "'");
-  return value;
-}
-
-double parse_factor(const std::string& text) {
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || !(value > 1.0))
-    throw UsageError("--step-factor needs a number > 1, got '" + text + "'");
-  return value;
-}
-
 DataType parse_dtype(const std::string& text) {
   for (int i = 0; i <= static_cast<int>(DataType::float64); ++i) {
     auto type = static_cast<DataType>(i);
@@ -73,18 +45,6 @@ BenchOp parse_op(const std::string& text) {
   throw UsageError("unknown --op '" + text + "' (expected allreduce, bcast or barrier)");
 }
 
-std::vector<std::size_t> parse_size_list(const std::string& text) {
-  std::vector<std::size_t> sizes;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    sizes.push_back(parse_bytes(text.substr(start, comma - start)));
-    start = comma + 1;
-  }
-  return sizes;
-}
-
 // The library's own parsers define the valid names; its InvalidArgument
 // message lists them.
 void validate_algo(BenchOp op, const std::string& algo) {
@@ -97,48 +57,32 @@ void validate_algo(BenchOp op, const std::string& algo) {
   }
 }
 
-using Setter = std::function<void(BenchOptions&, const std::string&)>;
-
-const std::map<std::string, Setter>& valued_options() {
-  static const std::map<std::string, Setter> table = {
-      {"--op", [](BenchOptions& o, const std::string& v) { o.op = parse_op(v); }},
-      {"--min-bytes", [](BenchOptions& o, const std::string& v) { o.min_bytes = parse_bytes(v); }},
-      {"--max-bytes", [](BenchOptions& o, const std::string& v) { o.max_bytes = parse_bytes(v); }},
-      {"--step-factor", [](BenchOptions& o, const std::string& v) { o.step_factor = parse_factor(v); }},
-      {"--sizes", [](BenchOptions& o, const std::string& v) { o.sizes = parse_size_list(v); }},
-      {"--iters", [](BenchOptions& o, const std::string& v) { o.iters = parse_int("--iters", v, 1); }},
-      {"--warmup", [](BenchOptions& o, const std::string& v) { o.warmup = parse_int("--warmup", v, 0); }},
-      {"--dtype", [](BenchOptions& o, const std::string& v) { o.dtype = parse_dtype(v); }},
-      {"--redop", [](BenchOptions& o, const std::string& v) { o.redop = parse_redop(v); }},
-      {"--root", [](BenchOptions& o, const std::string& v) { o.root = parse_int("--root", v, 0); }},
-      {"--algo", [](BenchOptions& o, const std::string& v) { o.algo = v; }},
-      {"--json", [](BenchOptions& o, const std::string& v) { o.json_path = v; }},
+const OptionTable<BenchOptions>& option_table() {
+  using O = BenchOptions;
+  using V = const std::string&;
+  static const OptionTable<BenchOptions> table = {
+      .valued = {
+          {"--op", [](O& o, V v) { o.op = parse_op(v); }},
+          {"--min-bytes", [](O& o, V v) { o.min_bytes = parse_bytes(v); }},
+          {"--max-bytes", [](O& o, V v) { o.max_bytes = parse_bytes(v); }},
+          {"--step-factor", [](O& o, V v) { o.step_factor = parse_step_factor(v); }},
+          {"--sizes", [](O& o, V v) { o.sizes = parse_size_list(v); }},
+          {"--iters", [](O& o, V v) { o.iters = parse_int("--iters", v, 1); }},
+          {"--warmup", [](O& o, V v) { o.warmup = parse_int("--warmup", v, 0); }},
+          {"--dtype", [](O& o, V v) { o.dtype = parse_dtype(v); }},
+          {"--redop", [](O& o, V v) { o.redop = parse_redop(v); }},
+          {"--root", [](O& o, V v) { o.root = parse_int("--root", v, 0); }},
+          {"--algo", [](O& o, V v) { o.algo = v; }},
+          {"--json", [](O& o, V v) { o.json_path = v; }},
+      },
+      .flags = {
+          {"--inplace", [](O& o) { o.inplace = true; }},
+          {"--check", [](O& o) { o.check = true; }},
+          {"--help", [](O& o) { o.help = true; }},
+          {"-h", [](O& o) { o.help = true; }},
+      },
   };
   return table;
-}
-
-// Accepts "--name value" and "--name=value".
-void parse_one(BenchOptions& options, const std::vector<std::string>& args, std::size_t& i) {
-  std::string name = args[i];
-  std::optional<std::string> value;
-  if (auto eq = name.find('='); eq != std::string::npos && name.starts_with("--")) {
-    value = name.substr(eq + 1);
-    name.resize(eq);
-  }
-  if (name == "--inplace" || name == "--check" || name == "--help" || name == "-h") {
-    if (value) throw UsageError(name + " takes no value");
-    if (name == "--inplace") options.inplace = true;
-    else if (name == "--check") options.check = true;
-    else options.help = true;
-    return;
-  }
-  auto it = valued_options().find(name);
-  if (it == valued_options().end()) throw UsageError("unknown option '" + args[i] + "'");
-  if (!value) {
-    if (i + 1 >= args.size()) throw UsageError(name + " needs a value");
-    value = args[++i];
-  }
-  it->second(options, *value);
 }
 
 }  // namespace
@@ -152,29 +96,9 @@ std::string_view to_string(BenchOp op) noexcept {
   return "invalid-op";
 }
 
-std::size_t parse_bytes(const std::string& text) {
-  std::uint64_t value = 0;
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (ec != std::errc() || ptr == text.data()) throw UsageError("bad size '" + text + "'");
-  unsigned shift = 0;
-  if (ptr != end) {
-    switch (std::toupper(static_cast<unsigned char>(*ptr))) {
-      case 'K': shift = 10; break;
-      case 'M': shift = 20; break;
-      case 'G': shift = 30; break;
-      default: throw UsageError("bad size suffix in '" + text + "' (expected K, M or G)");
-    }
-    if (ptr + 1 != end) throw UsageError("bad size '" + text + "'");
-  }
-  if (value > (std::numeric_limits<std::size_t>::max() >> shift))
-    throw UsageError("size '" + text + "' is too large");
-  return static_cast<std::size_t>(value) << shift;
-}
-
 BenchOptions parse_options(const std::vector<std::string>& args) {
   BenchOptions options;
-  for (std::size_t i = 0; i < args.size(); ++i) parse_one(options, args, i);
+  parse_command_line(options, args, option_table());
   if (options.help) return options;
   if (!options.algo.empty()) validate_algo(options.op, options.algo);
   if (options.sizes.empty() && options.min_bytes > options.max_bytes)
@@ -185,20 +109,8 @@ BenchOptions parse_options(const std::vector<std::string>& args) {
 std::vector<std::size_t> sweep_sizes(const BenchOptions& options) {
   if (options.op == BenchOp::barrier) return {0};
   if (!options.sizes.empty()) return options.sizes;
-  // Whole elements only, each size once (a factor close to 1 would
-  // otherwise repeat the same element count).
-  const std::size_t element = std::max<std::size_t>(dtype_size(options.dtype), 1);
-  std::vector<std::size_t> sizes;
-  std::size_t bytes = options.min_bytes;
-  while (bytes <= options.max_bytes) {
-    const std::size_t aligned = bytes < element ? bytes : bytes / element * element;
-    if (sizes.empty() || sizes.back() != aligned) sizes.push_back(aligned);
-    const double next = static_cast<double>(bytes) * options.step_factor;
-    if (next > static_cast<double>(options.max_bytes)) break;
-    // Factors close to 1 must still make progress.
-    bytes = std::max(bytes + 1, static_cast<std::size_t>(next));
-  }
-  return sizes;
+  // Whole elements only, each size once.
+  return geometric_sizes(options.min_bytes, options.max_bytes, options.step_factor, dtype_size(options.dtype));
 }
 
 const char* usage_text() noexcept { return kUsage; }

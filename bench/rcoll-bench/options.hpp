@@ -3,22 +3,16 @@
 #pragma once
 
 #include <cstddef>
-#include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <rcoll/rcoll.hpp>
 
+#include "common/args.hpp"
+
 namespace rcoll::bench {
 
 enum class BenchOp { allreduce, bcast, barrier };
-
-// A bad command line; main prints it with the usage text and exits 2.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 struct BenchOptions {
   BenchOp op = BenchOp::allreduce;
@@ -41,10 +35,6 @@ struct BenchOptions {
 };
 
 std::string_view to_string(BenchOp op) noexcept;
-
-// "4096", "64K", "3M", "1G" (binary suffixes, case-insensitive).
-// Throws UsageError for anything else, including overflow.
-std::size_t parse_bytes(const std::string& text);
 
 // Throws UsageError on an unknown option, a missing or malformed value, or
 // an --algo that does not exist for --op.

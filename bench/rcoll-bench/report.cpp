@@ -5,6 +5,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "common/json.hpp"
+
 namespace rcoll::bench {
 namespace {
 
@@ -14,23 +16,6 @@ std::string type_column(const RunInfo& info) {
 
 std::string redop_column(const RunInfo& info) {
   return info.options.op == BenchOp::allreduce ? std::string(to_string(info.options.redop)) : "-";
-}
-
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
 }
 
 std::string json_meta(const RunInfo& info) {

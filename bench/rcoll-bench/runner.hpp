@@ -10,8 +10,8 @@
 #include <rcoll/rcoll.hpp>
 
 #include "buffers.hpp"
+#include "common/stats.hpp"
 #include "options.hpp"
-#include "stats.hpp"
 
 namespace rcoll::bench {
 
