@@ -6,6 +6,8 @@
 // tested beside it (tcp_transport_test, rdma_*_test).
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -190,15 +192,37 @@ TEST_P(TransportContract, AllPairsManyConcurrentMessages) {
 TEST_P(TransportContract, TruncationFailsTheReceiveOnly) {
   auto w = world(2);
   const std::size_t big = eager(w.at(0)) + 500;
+  std::atomic<bool> sender_done{false};
   test::run_ranks(2, [&](int rank) {
     Transport& t = w.at(rank);
     Bytes m1 = pattern(100, 1), m2 = pattern(60, 2), m3 = pattern(big, 3), m4 = pattern(40, 4);
     if (rank == 0) {
       std::vector<RequestPtr> sends = {t.isend(1, 1, m1.data(), m1.size()), t.isend(1, 1, m2.data(), m2.size()),
                                        t.isend(1, 2, m3.data(), m3.size()), t.isend(1, 2, m4.data(), m4.size())};
-      wait_all(t, sends, soon(), "sends");
+      try {
+        wait_all(t, sends, soon(), "sends");
+      } catch (...) {
+        sender_done = true;
+        throw;
+      }
+      sender_done = true;
       return;
     }
+    // Progress happens only inside calls (transport.hpp): the receiver keeps
+    // driving its transport until the sender is done, as a rank inside its
+    // next operation would, so the refusal of the truncated rendezvous (which
+    // may wait for a credit) reaches the sender.
+    struct KeepProgressing {
+      Transport& t;
+      std::atomic<bool>& done;
+      ~KeepProgressing() {
+        Deadline limit = soon();
+        while (!done && !limit.expired()) {
+          t.progress();
+          t.wait_for_activity(std::chrono::milliseconds(1));
+        }
+      }
+    } keep{t, sender_done};
     try {
       recv(t, 0, 1, 50);
       ADD_FAILURE() << "eager truncation not reported";
