@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "collectives/collectives.hpp"
+#include "collectives/schedule.hpp"
 
 namespace rcoll::collectives {
 
@@ -30,6 +31,13 @@ void barrier_dissemination(const Context& ctx);
 // for its second phase.
 void binomial_bcast_segments(const Context& ctx, std::byte* buf, std::size_t bytes, std::size_t segment_bytes,
                              int root, std::uint32_t step, std::string_view name);
+
+// Pipelined forwarding along any tree: receives each segment from
+// links.parent (none at the root) and forwards it to links.children in that
+// order as soon as it has arrived. The binomial bcast and the chain (a tree
+// with one child per rank) are both this.
+void forward_segments(const Context& ctx, const TreeLinks& links, std::byte* buf, std::size_t bytes,
+                      std::size_t segment_bytes, std::uint32_t step, std::string_view name);
 
 // The shared prologue of the allreduce algorithms: copies send to recv when
 // out of place and the world has one rank. True when nothing is left to do.

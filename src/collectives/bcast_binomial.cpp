@@ -16,12 +16,8 @@ constexpr std::size_t window = 8;
 
 }  // namespace
 
-void binomial_bcast_segments(const Context& ctx, std::byte* buf, std::size_t bytes, std::size_t segment_bytes,
-                             int root, std::uint32_t step, std::string_view name) {
-  if (ctx.size() == 1 || bytes == 0) return;
-  TreeLinks links = binomial_tree(ctx.rank(), ctx.size(), root);
-  // The largest subtree first: it has the longest way to go.
-  std::reverse(links.children.begin(), links.children.end());
+void forward_segments(const Context& ctx, const TreeLinks& links, std::byte* buf, std::size_t bytes,
+                      std::size_t segment_bytes, std::uint32_t step, std::string_view name) {
   const std::size_t segments = segment_count(bytes, segment_bytes);
   std::vector<RecvItem> items;
   if (links.parent >= 0)
@@ -40,6 +36,15 @@ void binomial_bcast_segments(const Context& ctx, std::byte* buf, std::size_t byt
     for (int child : links.children) sends.send(child, step, buf + seg.offset, seg.count);
   }
   sends.wait_all(step_label(ctx, "{} sends", name));
+}
+
+void binomial_bcast_segments(const Context& ctx, std::byte* buf, std::size_t bytes, std::size_t segment_bytes,
+                             int root, std::uint32_t step, std::string_view name) {
+  if (ctx.size() == 1 || bytes == 0) return;
+  TreeLinks links = binomial_tree(ctx.rank(), ctx.size(), root);
+  // The largest subtree first: it has the longest way to go.
+  std::reverse(links.children.begin(), links.children.end());
+  forward_segments(ctx, links, buf, bytes, segment_bytes, step, name);
 }
 
 void bcast_binomial(const Context& ctx, void* buf, std::size_t bytes, int root) {
