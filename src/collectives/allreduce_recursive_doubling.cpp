@@ -23,14 +23,14 @@ constexpr std::uint32_t unfold_step = 1;
 constexpr std::uint32_t first_exchange_step = 2;
 
 void send_to(const Context& ctx, int peer, std::uint32_t step, const void* buf, std::size_t bytes,
-             const std::string& label) {
+             LazyText label) {
   RequestList request(ctx);
   request.send(peer, step, buf, bytes);
   request.wait_all(label);
 }
 
 void receive_from(const Context& ctx, int peer, std::uint32_t step, void* buf, std::size_t bytes,
-                  const std::string& label) {
+                  LazyText label) {
   RequestList request(ctx);
   request.add(ctx.transport.irecv(peer, ctx.tag(step), buf, bytes));
   request.wait_all(label);
@@ -38,7 +38,7 @@ void receive_from(const Context& ctx, int peer, std::uint32_t step, void* buf, s
 
 // Sends `data` to `peer` and receives the peer's vector into `incoming`.
 void exchange(const Context& ctx, int peer, std::uint32_t step, const std::byte* data, std::byte* incoming,
-              std::size_t bytes, const std::string& label) {
+              std::size_t bytes, LazyText label) {
   RequestList requests(ctx);
   requests.add(ctx.transport.irecv(peer, ctx.tag(step), incoming, bytes));
   requests.send(peer, step, data, bytes);

@@ -53,7 +53,7 @@ void reduce_scatter(const Context& ctx, const Ring& ring, const std::byte* input
     const Range chunk = ring.chunk(rank - s - 1);
     const std::size_t segments = segment_count(chunk.count, ring.segment);
     if (segments == 0) continue;
-    const std::string label = step_label(ctx, "allreduce ring reduce-scatter step {}/{}", s + 1, ring.size - 1);
+    const auto label = step_label(ctx, "allreduce ring reduce-scatter step {}/{}", s + 1, ring.size - 1);
     RequestList& next = s + 2 < ring.size ? sends : gather_sends;
     for (std::size_t j = 0; j < segments; ++j, ++index) {
       const RecvItem& item = window.wait(index, label);

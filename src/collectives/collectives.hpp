@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "common/deadline.hpp"
+#include "common/lazy_text.hpp"
 #include "rcoll/options.hpp"
 #include "rcoll/types.hpp"
 #include "transport/transport.hpp"
@@ -27,7 +28,7 @@ struct Context {
   // Pipeline segment for large messages, in bytes (> 0).
   std::size_t segment_bytes;
   // Names the call in errors and logs, e.g. "allreduce #12 (4096 x float32)".
-  std::string_view label;
+  LazyText label;
 
   static constexpr int step_bits = 24;
   int rank() const { return transport.rank(); }

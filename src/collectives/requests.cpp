@@ -40,7 +40,7 @@ void RequestList::add(transport::RequestPtr request) {
   requests_.push_back(std::move(request));
 }
 
-void RequestList::wait_all(std::string_view step) {
+void RequestList::wait_all(const LazyText& step) {
   transport::wait_all(ctx_.transport, requests_, ctx_.deadline, step);
   requests_.clear();
 }
@@ -52,7 +52,7 @@ RecvWindow::RecvWindow(const Context& ctx, std::vector<RecvItem> items, std::siz
 
 RecvWindow::~RecvWindow() { cancel_pending(ctx_.transport, requests_); }
 
-const RecvItem& RecvWindow::wait(std::size_t index, std::string_view step) {
+const RecvItem& RecvWindow::wait(std::size_t index, const LazyText& step) {
   if (index >= posted_) throw std::logic_error("RecvWindow: waiting for a receive that is not posted yet");
   transport::wait(ctx_.transport, requests_[index], ctx_.deadline, step);
   requests_[index].reset();

@@ -25,7 +25,7 @@ class RequestList {
   void send(int peer, std::uint32_t step, const void* buf, std::size_t bytes);
   void add(transport::RequestPtr request);
   // Waits for every request added so far (ctx.deadline), then forgets them.
-  void wait_all(std::string_view step);
+  void wait_all(const LazyText& step);
 
  private:
   const Context& ctx_;
@@ -55,7 +55,7 @@ class RecvWindow {
 
   std::size_t size() const noexcept { return items_.size(); }
   // Waits until item `index` has arrived. Items are waited in order.
-  const RecvItem& wait(std::size_t index, std::string_view step);
+  const RecvItem& wait(std::size_t index, const LazyText& step);
   // The caller is done with the oldest waited item's buffer: post the next receive.
   void release();
 

@@ -38,7 +38,7 @@ void ring_allgather(const Context& ctx, const Ring& ring, int owned, std::uint32
   for (int t = 0; t + 1 < ring.size; ++t) {
     const std::size_t segments = segment_count(ring.chunk(owned - t - 1).count, ring.segment);
     if (segments == 0) continue;
-    const std::string label = step_label(ctx, "{} step {}/{}", name, t + 1, ring.size - 1);
+    const auto label = step_label(ctx, "{} step {}/{}", name, t + 1, ring.size - 1);
     const bool forward = t + 2 < ring.size;
     for (std::size_t j = 0; j < segments; ++j, ++index) {
       const RecvItem& item = window.wait(index, label);

@@ -55,22 +55,15 @@ BcastAlgo CommImpl::bcast_algo_for(std::size_t bytes) const {
   return collectives::choose_bcast(bytes, size(), transport_->capabilities());
 }
 
-void CommImpl::ensure_usable(const std::string& label) const {
+void CommImpl::ensure_usable(const LazyText& label) const {
   if (!broken_reason_.empty())
-    throw IoError(rank(), -1, label, "communicator is unusable after an earlier failure: " + broken_reason_);
+    throw IoError(rank(), -1, label.str(), "communicator is unusable after an earlier failure: " + broken_reason_);
 }
 
-void CommImpl::guarded(const std::string& label, const std::function<void()>& body) {
-  ensure_usable(label);
-  try {
-    body();
-  } catch (const InvalidArgument&) {
-    throw;
-  } catch (const Error& e) {
-    broken_reason_ = e.what();
-    log::error("{}", e.what());
-    throw;
-  }
+void CommImpl::remember_failure(const Error& e) {
+  if (dynamic_cast<const InvalidArgument*>(&e) != nullptr) return;
+  broken_reason_ = e.what();
+  log::error("{}", e.what());
 }
 
 void CommImpl::allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op) {
@@ -80,10 +73,9 @@ void CommImpl::allreduce(const void* send, void* recv, std::size_t count, DataTy
   check_buffer(rank(), call, "send", send, count);
   check_buffer(rank(), call, "recv", recv, count);
   std::uint64_t sequence = next_sequence();
-  std::string label = "allreduce #" + std::to_string(sequence) + " (" + std::to_string(count) + " x " +
-                      std::string(to_string(type)) + ", " + std::string(to_string(op)) + ")";
+  auto label = [&] { return fmt::format("allreduce #{} ({} x {}, {})", sequence, count, to_string(type), to_string(op)); };
   AllreduceAlgo algo = allreduce_algo_for(bytes);
-  log::debug("{}: algorithm {}", label, to_string(algo));
+  if (log::get().should_log(spdlog::level::debug)) log::debug("{}: algorithm {}", label(), to_string(algo));
   guarded(label, [&] {
     collectives::Context ctx{*transport_, collective_tag_base(sequence), call_deadline(), segment_bytes(), label};
     collectives::allreduce(ctx, algo, send, recv, count, type, op);
@@ -96,10 +88,9 @@ void CommImpl::bcast(void* buf, std::size_t count, DataType type, int root) {
   check_buffer(rank(), call, "data", buf, count);
   check_peer(rank(), size(), call, "root", root);
   std::uint64_t sequence = next_sequence();
-  std::string label = "bcast #" + std::to_string(sequence) + " (" + std::to_string(count) + " x " +
-                      std::string(to_string(type)) + ", root " + std::to_string(root) + ")";
+  auto label = [&] { return fmt::format("bcast #{} ({} x {}, root {})", sequence, count, to_string(type), root); };
   BcastAlgo algo = bcast_algo_for(bytes);
-  log::debug("{}: algorithm {}", label, to_string(algo));
+  if (log::get().should_log(spdlog::level::debug)) log::debug("{}: algorithm {}", label(), to_string(algo));
   guarded(label, [&] {
     collectives::Context ctx{*transport_, collective_tag_base(sequence), call_deadline(), segment_bytes(), label};
     collectives::bcast(ctx, algo, buf, bytes, root);
@@ -108,7 +99,7 @@ void CommImpl::bcast(void* buf, std::size_t count, DataType type, int root) {
 
 void CommImpl::barrier() {
   std::uint64_t sequence = next_sequence();
-  std::string label = "barrier #" + std::to_string(sequence);
+  auto label = [&] { return fmt::format("barrier #{}", sequence); };
   guarded(label, [&] {
     collectives::Context ctx{*transport_, collective_tag_base(sequence), call_deadline(), segment_bytes(), label};
     collectives::barrier(ctx);
@@ -122,7 +113,7 @@ void CommImpl::send(const void* buf, std::size_t count, DataType type, int dest,
   check_peer(rank(), size(), call, "destination", dest);
   check_user_tag(rank(), call, tag);
   if (dest == rank()) throw InvalidArgument("rank " + std::to_string(rank()) + ": send: sending to itself is not supported");
-  std::string label = "send to rank " + std::to_string(dest) + " tag " + std::to_string(tag);
+  auto label = [&] { return fmt::format("send to rank {} tag {}", dest, tag); };
   guarded(label, [&] {
     auto request = transport_->isend(dest, user_tag(tag), buf, bytes);
     transport::wait(*transport_, request, call_deadline(), label);
@@ -137,7 +128,7 @@ std::size_t CommImpl::recv(void* buf, std::size_t count, DataType type, int sour
   check_user_tag(rank(), call, tag);
   if (source == rank())
     throw InvalidArgument("rank " + std::to_string(rank()) + ": recv: receiving from itself is not supported");
-  std::string label = "recv from rank " + std::to_string(source) + " tag " + std::to_string(tag);
+  auto label = [&] { return fmt::format("recv from rank {} tag {}", source, tag); };
   std::size_t received = 0;
   guarded(label, [&] {
     auto request = transport_->irecv(source, user_tag(tag), buf, bytes);
@@ -145,7 +136,7 @@ std::size_t CommImpl::recv(void* buf, std::size_t count, DataType type, int sour
     received = request->bytes();
   });
   if (received % dtype_size(type) != 0)
-    throw IoError(rank(), source, label,
+    throw IoError(rank(), source, label(),
                   "received " + std::to_string(received) + " bytes, not a whole number of " +
                       std::string(to_string(type)) + " elements");
   return received / dtype_size(type);

@@ -10,6 +10,8 @@
 
 #include "bootstrap/bootstrap.hpp"
 #include "bootstrap/tcp_server.hpp"
+#include "common/lazy_text.hpp"
+#include "rcoll/errors.hpp"
 #include "rcoll/options.hpp"
 #include "rcoll/types.hpp"
 #include "transport/transport.hpp"
@@ -47,9 +49,21 @@ class CommImpl {
 
  private:
   // Runs one blocking operation; a timeout or I/O error leaves the
-  // communicator unusable, and later calls say why.
-  void guarded(const std::string& label, const std::function<void()>& body);
-  void ensure_usable(const std::string& label) const;
+  // communicator unusable, and later calls say why. A template, not a
+  // std::function: this wraps every small-message call.
+  template <typename Body>
+  void guarded(const LazyText& label, Body&& body) {
+    ensure_usable(label);
+    try {
+      body();
+    } catch (const Error& e) {
+      remember_failure(e);
+      throw;
+    }
+  }
+  void ensure_usable(const LazyText& label) const;
+  // Marks the communicator unusable after `e` (not after InvalidArgument).
+  void remember_failure(const Error& e);
   std::uint64_t next_sequence() noexcept { return sequence_++; }
   std::size_t segment_bytes() const;
   Deadline call_deadline() const;

@@ -1,6 +1,7 @@
 #include "transport/wait.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,7 @@ void cancel_pending(Transport& transport, std::span<const RequestPtr> requests) 
     if (r && r->pending()) transport.cancel(*r);
 }
 
-[[noreturn]] void throw_timeout(Transport& transport, std::span<const RequestPtr> requests, std::string_view step) {
+[[noreturn]] void throw_timeout(Transport& transport, std::span<const RequestPtr> requests, const LazyText& step) {
   std::vector<int> peers;
   for (const auto& r : requests)
     if (r && r->pending()) peers.push_back(r->peer());
@@ -38,26 +39,28 @@ void cancel_pending(Transport& transport, std::span<const RequestPtr> requests) 
   std::string list;
   for (int p : peers) list += (list.empty() ? "" : ", ") + std::to_string(p);
   cancel_pending(transport, requests);
-  throw TimeoutError("rank " + std::to_string(transport.rank()) + ": " + std::string(step) +
+  throw TimeoutError("rank " + std::to_string(transport.rank()) + ": " + step.str() +
                          ": timed out waiting for rank(s) " + list,
                      std::move(peers));
 }
 
 // Rethrows a request's IoError with the caller's step in front of the
 // transport's, so the error reads "allreduce ring step 3: tcp recv: ...".
-[[noreturn]] void rethrow_with_step(const Request& failed, std::string_view step) {
+[[noreturn]] void rethrow_with_step(const Request& failed, const LazyText& step) {
   try {
     failed.rethrow_if_failed();
   } catch (const IoError& e) {
-    throw IoError(e.rank(), e.peer(), std::string(step) + ": " + e.step(), e.cause());
+    throw IoError(e.rank(), e.peer(), step.str() + ": " + e.step(), e.cause());
   }
-  throw IoError(-1, failed.peer(), std::string(step), "request failed without an error");
+  throw IoError(-1, failed.peer(), step.str(), "request failed without an error");
 }
 
 }  // namespace
 
-void wait_all(Transport& transport, std::span<const RequestPtr> requests, Deadline deadline, std::string_view step) {
-  auto spin_until = Deadline::Clock::now() + spin_budget;
+void wait_all(Transport& transport, std::span<const RequestPtr> requests, Deadline deadline, const LazyText& step) {
+  // No clock read until something is still pending after a progress call:
+  // small messages often complete inside isend/irecv or the first progress.
+  std::optional<Deadline::Clock::time_point> spin_until;
   while (true) {
     if (const Request* failed = first_failed(requests)) {
       cancel_pending(transport, requests);
@@ -65,11 +68,13 @@ void wait_all(Transport& transport, std::span<const RequestPtr> requests, Deadli
     }
     if (all_finished(requests)) return;
     if (transport.progress()) {
-      spin_until = Deadline::Clock::now() + spin_budget;
+      spin_until.reset();
       continue;
     }
-    if (deadline.expired()) throw_timeout(transport, requests, step);
-    if (Deadline::Clock::now() < spin_until) continue;
+    auto now = Deadline::Clock::now();
+    if (now >= deadline.at()) throw_timeout(transport, requests, step);
+    if (!spin_until) spin_until = now + spin_budget;
+    if (now < *spin_until) continue;
     auto left = std::chrono::duration_cast<std::chrono::microseconds>(deadline.remaining());
     transport.wait_for_activity(std::min(left + std::chrono::microseconds(1), block_slice));
   }
