@@ -45,6 +45,10 @@ RequestPtr Peer::isend(Tag tag, const void* buf, std::size_t bytes) {
     request->complete(bytes);
     return request;
   }
+  if (send_eager_now(tag, buf, bytes)) {
+    request->complete(bytes);
+    return request;
+  }
   auto op = std::make_unique<SendOp>();
   op->request = request;
   op->id = core_.new_id();
@@ -57,64 +61,98 @@ RequestPtr Peer::isend(Tag tag, const void* buf, std::size_t bytes) {
   return request;
 }
 
+// The common small-message case, without an operation record: connected,
+// nothing queued ahead (messages leave in isend order), room and a credit.
+bool Peer::send_eager_now(Tag tag, const void* buf, std::size_t bytes) {
+  if (link_ != Link::connected || !outbox_.empty()) return false;
+  if (bytes > std::min(core_.options.eager_limit, channel_->eager_capacity()) || !channel_->can_send(MsgKind::eager))
+    return false;
+  try {
+    channel_->send(MsgHeader{.kind = MsgKind::eager, .tag = tag, .length = bytes}, buf, bytes);
+  } catch (const IoError&) {
+    fail(std::current_exception());
+    return false;  // the caller queues it, and the failed link fails it
+  }
+  ++core_.stats.eager_messages;
+  return true;
+}
+
 RequestPtr Peer::irecv(Tag tag, void* buf, std::size_t capacity) {
   auto request = std::make_shared<Request>(Request::Kind::recv, peer_, tag, capacity);
-  if (link_ == Link::failed && unexpected_.count(tag) == 0) {
+  if (link_ == Link::failed && !has_unexpected(tag)) {
     request->fail(error_);
     return request;
   }
-  auto op = std::make_unique<RecvOp>();
+  RecvOpPtr op = new_recv_op();
   op->request = request;
-  op->id = core_.new_id();
   op->tag = tag;
   op->buf = static_cast<std::byte*>(buf);
   op->capacity = capacity;
-  RecvOp& ref = *op;
-  recvs_.emplace(op->id, std::move(op));
-  auto queue = unexpected_.find(tag);
-  if (queue == unexpected_.end()) {
-    posted_[tag].push_back(&ref);
+  Unexpected message;
+  if (!take_unexpected(tag, message)) {
+    posted_.push_back(std::move(op));
     return request;
   }
-  Unexpected message = std::move(queue->second.front());
-  queue->second.pop_front();
-  if (queue->second.empty()) unexpected_.erase(queue);
   if (message.rts) {
-    accept_rts(ref, message.length, message.send_id);
+    accept_rts(std::move(op), message.length, message.send_id);
     flush();
   } else {
-    finish_eager_recv(ref, message.payload.data(), message.payload.size());
+    finish_eager_recv(std::move(op), message.payload.data(), message.payload.size());
   }
   return request;
 }
 
 void Peer::deliver_to_self(Tag tag, const void* buf, std::size_t bytes) {
   auto data = static_cast<const std::byte*>(buf);
-  if (RecvOp* op = take_posted(tag)) {
-    finish_eager_recv(*op, data, bytes);
+  if (RecvOpPtr op = take_posted(tag)) {
+    finish_eager_recv(std::move(op), data, bytes);
     return;
   }
-  unexpected_[tag].push_back({false, std::vector<std::byte>(data, data + bytes), 0, 0});
+  unexpected_.push_back({tag, false, std::vector<std::byte>(data, data + bytes), 0, 0});
 }
 
-Peer::RecvOp* Peer::take_posted(Tag tag) {
-  auto queue = posted_.find(tag);
-  if (queue == posted_.end()) return nullptr;
-  RecvOp* op = queue->second.front();
-  queue->second.pop_front();
-  if (queue->second.empty()) posted_.erase(queue);
+Peer::RecvOpPtr Peer::take_posted(Tag tag) {
+  auto it = std::find_if(posted_.begin(), posted_.end(), [tag](const RecvOpPtr& op) { return op->tag == tag; });
+  if (it == posted_.end()) return nullptr;
+  RecvOpPtr op = std::move(*it);
+  posted_.erase(it);
   return op;
 }
 
+bool Peer::take_unexpected(Tag tag, Unexpected& out) {
+  auto it = std::find_if(unexpected_.begin(), unexpected_.end(), [tag](const Unexpected& u) { return u.tag == tag; });
+  if (it == unexpected_.end()) return false;
+  out = std::move(*it);
+  unexpected_.erase(it);
+  return true;
+}
+
+bool Peer::has_unexpected(Tag tag) const {
+  return std::any_of(unexpected_.begin(), unexpected_.end(), [tag](const Unexpected& u) { return u.tag == tag; });
+}
+
+Peer::RecvOpPtr Peer::new_recv_op() {
+  if (spare_recvs_.empty()) return std::make_unique<RecvOp>();
+  RecvOpPtr op = std::move(spare_recvs_.back());
+  spare_recvs_.pop_back();
+  return op;
+}
+
+void Peer::recycle(RecvOpPtr op) noexcept {
+  constexpr std::size_t keep = 64;
+  *op = RecvOp{};  // drops the request and any registration lease now
+  if (spare_recvs_.size() < keep) spare_recvs_.push_back(std::move(op));
+}
+
 // The message is consumed either way: a too-small buffer fails the receive.
-void Peer::finish_eager_recv(RecvOp& op, const std::byte* data, std::size_t bytes) {
-  if (bytes > op.capacity) {
-    op.request->fail(truncation(op.tag, bytes, op.capacity));
+void Peer::finish_eager_recv(RecvOpPtr op, const std::byte* data, std::size_t bytes) {
+  if (bytes > op->capacity) {
+    op->request->fail(truncation(op->tag, bytes, op->capacity));
   } else {
-    if (bytes > 0) std::memcpy(op.buf, data, bytes);
-    op.request->complete(bytes);
+    if (bytes > 0) std::memcpy(op->buf, data, bytes);
+    op->request->complete(bytes);
   }
-  erase_recv(op.id);
+  recycle(std::move(op));
 }
 
 std::exception_ptr Peer::truncation(Tag tag, std::uint64_t bytes, std::size_t capacity) const {
@@ -123,7 +161,14 @@ std::exception_ptr Peer::truncation(Tag tag, std::uint64_t bytes, std::size_t ca
                                              " bytes exceeds receive buffer of " + std::to_string(capacity) + " bytes"));
 }
 
-void Peer::erase_recv(std::uint32_t id) { recvs_.erase(id); }
+void Peer::erase_recv(std::uint32_t id) {
+  auto it = recvs_.find(id);
+  if (it == recvs_.end()) return;
+  RecvOpPtr op = std::move(it->second);
+  recvs_.erase(it);
+  recycle(std::move(op));
+}
+
 void Peer::erase_send(std::uint32_t id) { sends_.erase(id); }
 
 std::uint32_t Peer::cancel(Request& request) {
@@ -132,17 +177,19 @@ std::uint32_t Peer::cancel(Request& request) {
 }
 
 std::uint32_t Peer::cancel_recv(const Request& request) {
+  auto posted = std::find_if(posted_.begin(), posted_.end(), [&](const RecvOpPtr& op) { return op->request.get() == &request; });
+  if (posted != posted_.end()) {
+    RecvOpPtr op = std::move(*posted);
+    posted_.erase(posted);
+    recycle(std::move(op));
+    return 0;
+  }
   auto it = std::find_if(recvs_.begin(), recvs_.end(), [&](auto& e) { return e.second->request.get() == &request; });
   if (it == recvs_.end()) return 0;
   RecvOp& op = *it->second;
   switch (op.state) {
-    case RecvState::posted: {
-      auto& queue = posted_[op.tag];
-      queue.erase(std::find(queue.begin(), queue.end(), &op));
-      if (queue.empty()) posted_.erase(op.tag);
-      erase_recv(op.id);
+    case RecvState::posted:  // not in recvs_
       return 0;
-    }
     case RecvState::cts_queued:  // the CTS is still ours: make it drop the message
       for (MsgHeader& h : control_)
         if (h.kind == MsgKind::cts && h.recv_id == op.id)
@@ -204,11 +251,12 @@ void Peer::fail(const std::exception_ptr& error) {
   try {
     std::rethrow_exception(error);
   } catch (const std::exception& e) {
-    if (sends_.empty() && recvs_.empty()) log::debug("rdma peer {}: closed: {}", peer_, e.what());
+    if (!has_operations()) log::debug("rdma peer {}: closed: {}", peer_, e.what());
     else log::warn("rdma peer {}: failed: {}", peer_, e.what());
   }
   for (auto& [id, op] : sends_) op->request->fail(error);
   for (auto& [id, op] : recvs_) op->request->fail(error);
+  for (auto& op : posted_) op->request->fail(error);
   outbox_.clear();
   writers_.clear();
   control_.clear();
@@ -217,11 +265,7 @@ void Peer::fail(const std::exception_ptr& error) {
   recvs_.clear();
   // Eager messages that arrived before the failure can still be received;
   // a request to send cannot be served any more.
-  for (auto it = unexpected_.begin(); it != unexpected_.end();) {
-    auto& queue = it->second;
-    queue.erase(std::remove_if(queue.begin(), queue.end(), [](const Unexpected& u) { return u.rts; }), queue.end());
-    it = queue.empty() ? unexpected_.erase(it) : std::next(it);
-  }
+  std::erase_if(unexpected_, [](const Unexpected& u) { return u.rts; });
 }
 
 bool Peer::poll() {
@@ -230,7 +274,7 @@ bool Peer::poll() {
   int n = 0;
   try {
     n = channel_->poll(wcs);
-    if (n > 0) heard_ = std::chrono::steady_clock::now();
+    if (n > 0) heard_since_check_ = true;
     for (int i = 0; i < n; ++i)
       if (link_ != Link::failed) on_completion(wcs[i]);
   } catch (const IoError&) {
@@ -276,9 +320,13 @@ bool Peer::flush() {
 // its process computes; a dead one's QP is gone and the probe's failed
 // completion fails the peer (on_failed_completion).
 void Peer::probe_if_quiet() {
+  // Runs in every progress call: read the clock only every 64th time (the
+  // interval is in hundreds of milliseconds; a clock read is not free).
+  constexpr unsigned check_every = 64;
   auto interval = core_.options.keepalive_interval;
-  if (interval.count() == 0 || probing_ || (sends_.empty() && recvs_.empty())) return;
+  if (interval.count() == 0 || probing_ || !has_operations() || ++quiet_checks_ % check_every != 0) return;
   auto now = std::chrono::steady_clock::now();
+  if (std::exchange(heard_since_check_, false)) heard_ = now;
   if (now - heard_ < interval || !channel_->can_write(false)) return;
   log::trace("rdma peer {}: quiet for {} ms with operations pending: keep-alive probe", peer_,
              std::chrono::duration_cast<std::chrono::milliseconds>(now - heard_).count());

@@ -73,6 +73,7 @@ class Peer {
   // (its CTS is out: the peer may still be writing), else 0.
   std::uint32_t cancel(Request& request);
   bool draining(std::uint32_t recv_id) const;
+  bool has_operations() const noexcept { return !sends_.empty() || !recvs_.empty() || !posted_.empty(); }
 
   // Connection management, for the connectors.
   Channel& make_channel();
@@ -90,7 +91,9 @@ class Peer {
  private:
   struct SendOp;
   struct RecvOp;
+  using RecvOpPtr = std::unique_ptr<RecvOp>;
   struct Unexpected {
+    Tag tag = 0;
     bool rts = false;
     std::vector<std::byte> payload;  // eager
     std::uint64_t length = 0;        // rts
@@ -100,9 +103,14 @@ class Peer {
   // peer.cpp: requests, matching, cancellation, failure
   std::uint32_t cancel_recv(const Request& request);
   std::uint32_t cancel_send(const Request& request);
+  bool send_eager_now(Tag tag, const void* buf, std::size_t bytes);
   void deliver_to_self(Tag tag, const void* buf, std::size_t bytes);
-  RecvOp* take_posted(Tag tag);
-  void finish_eager_recv(RecvOp& op, const std::byte* data, std::size_t bytes);
+  RecvOpPtr take_posted(Tag tag);
+  bool take_unexpected(Tag tag, Unexpected& out);
+  bool has_unexpected(Tag tag) const;
+  RecvOpPtr new_recv_op();
+  void recycle(RecvOpPtr op) noexcept;
+  void finish_eager_recv(RecvOpPtr op, const std::byte* data, std::size_t bytes);
   std::exception_ptr truncation(Tag tag, std::uint64_t bytes, std::size_t capacity) const;
   void erase_recv(std::uint32_t id);
   void erase_send(std::uint32_t id);
@@ -118,7 +126,7 @@ class Peer {
   void on_send_abort(const MsgHeader& header);
 
   // peer_rendezvous.cpp: RTS/CTS and the writes
-  void accept_rts(RecvOp& op, std::uint64_t length, std::uint32_t send_id);
+  void accept_rts(RecvOpPtr op, std::uint64_t length, std::uint32_t send_id);
   void on_cts(const MsgHeader& header);
   void on_recv_abort(const MsgHeader& header);
   void queue_control(MsgHeader header);
@@ -132,13 +140,20 @@ class Peer {
   Link link_ = Link::idle;
   std::exception_ptr error_;
   std::unordered_map<std::uint32_t, std::unique_ptr<SendOp>> sends_;
-  std::unordered_map<std::uint32_t, std::unique_ptr<RecvOp>> recvs_;
-  std::unordered_map<Tag, std::deque<RecvOp*>> posted_;
-  std::unordered_map<Tag, std::deque<Unexpected>> unexpected_;
+  // Receives are matched per tag in post order, messages in arrival order.
+  // Flat lists, searched from the front: they stay short (collectives
+  // bound how far ahead they post) and, unlike a map of queues per tag,
+  // cost no allocation per message.
+  std::vector<RecvOpPtr> posted_;        // waiting for their message
+  std::deque<Unexpected> unexpected_;    // arrived before their receive
+  std::unordered_map<std::uint32_t, RecvOpPtr> recvs_;  // in the rendezvous (CTS queued or out), by id
+  std::vector<RecvOpPtr> spare_recvs_;   // records for reuse
   std::deque<SendOp*> outbox_;     // eager messages and RTS, in isend order
   std::deque<MsgHeader> control_;  // CTS and aborts
   std::vector<SendOp*> writers_;   // rendezvous sends with writes to post or complete
-  std::chrono::steady_clock::time_point heard_{};  // last completion on this connection
+  std::chrono::steady_clock::time_point heard_{};  // last completion seen by probe_if_quiet
+  bool heard_since_check_ = false;                 // a completion since probe_if_quiet last read the clock
+  unsigned quiet_checks_ = 0;                      // probe_if_quiet reads the clock every Nth call
   bool probing_ = false;                           // a keep-alive probe is in flight
   // Last: the QP goes before the operations' registrations are released.
   std::unique_ptr<Channel> channel_;

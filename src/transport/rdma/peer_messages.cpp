@@ -90,21 +90,21 @@ void Peer::on_eager(const MsgHeader& header, const std::byte* payload, std::size
   if (header.length != bytes)
     throw IoError(core_.rank, peer_, "rdma recv", "EAGER header says " + std::to_string(header.length) +
                                                       " bytes, message carries " + std::to_string(bytes));
-  if (RecvOp* op = take_posted(header.tag)) {
-    finish_eager_recv(*op, payload, bytes);
+  if (RecvOpPtr op = take_posted(header.tag)) {
+    finish_eager_recv(std::move(op), payload, bytes);
     return;
   }
   ++core_.stats.unexpected_messages;
-  unexpected_[header.tag].push_back({false, std::vector<std::byte>(payload, payload + bytes), 0, 0});
+  unexpected_.push_back({header.tag, false, std::vector<std::byte>(payload, payload + bytes), 0, 0});
 }
 
 void Peer::on_rts(const MsgHeader& header) {
-  if (RecvOp* op = take_posted(header.tag)) {
-    accept_rts(*op, header.length, header.send_id);
+  if (RecvOpPtr op = take_posted(header.tag)) {
+    accept_rts(std::move(op), header.length, header.send_id);
     return;
   }
   ++core_.stats.unexpected_messages;
-  unexpected_[header.tag].push_back({true, {}, header.length, header.send_id});
+  unexpected_.push_back({header.tag, true, {}, header.length, header.send_id});
 }
 
 void Peer::on_write_done(std::uint64_t wr_id, bool final) {

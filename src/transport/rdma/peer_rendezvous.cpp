@@ -14,26 +14,31 @@ namespace rcoll::transport::rdma {
 
 void Peer::queue_control(MsgHeader header) { control_.push_back(header); }
 
-void Peer::accept_rts(RecvOp& op, std::uint64_t length, std::uint32_t send_id) {
+// Takes the receive into the rendezvous (recvs_, by a fresh id), or fails
+// it and tells the sender to drop the message.
+void Peer::accept_rts(RecvOpPtr owned, std::uint64_t length, std::uint32_t send_id) {
+  RecvOp& op = *owned;
+  op.id = core_.new_id();
   op.send_id = send_id;
   op.length = length;
   MsgHeader cts{.kind = MsgKind::cts, .length = length, .send_id = send_id, .recv_id = op.id};
+  std::exception_ptr failure;
   if (length > op.capacity) {
-    op.request->fail(truncation(op.tag, length, op.capacity));
+    failure = truncation(op.tag, length, op.capacity);
     cts.flags = cts_truncated;
-    cts.recv_id = 0;
-    queue_control(cts);
-    erase_recv(op.id);
-    return;
+  } else {
+    try {
+      op.mr = core_.cache->acquire(op.buf, length, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+    } catch (const IoError&) {
+      failure = std::current_exception();
+      cts.flags = cts_failed;
+    }
   }
-  try {
-    op.mr = core_.cache->acquire(op.buf, length, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-  } catch (const IoError&) {
-    op.request->fail(std::current_exception());
-    cts.flags = cts_failed;
+  if (failure) {
+    op.request->fail(failure);
     cts.recv_id = 0;
     queue_control(cts);
-    erase_recv(op.id);
+    recycle(std::move(owned));
     return;
   }
   cts.addr = reinterpret_cast<std::uintptr_t>(op.buf);
@@ -41,6 +46,7 @@ void Peer::accept_rts(RecvOp& op, std::uint64_t length, std::uint32_t send_id) {
   op.state = RecvState::cts_queued;
   log::trace("rdma peer {}: recv {} posted -> cts_queued ({} bytes from send {})", peer_, op.id, length, send_id);
   queue_control(cts);
+  recvs_.emplace(op.id, std::move(owned));
 }
 
 void Peer::on_cts(const MsgHeader& header) {
