@@ -35,7 +35,8 @@ copy_libs() {
 	shift
 	for f in "$@"; do
 		is_elf "$f" || continue
-		ldd "$f" 2>/dev/null | awk '/=> \// { print $3 } /^\t\/[^ ]+ \(/ { print $1 }' |
+		# ldd fails on a static executable (valgrind's tools): nothing to copy
+		{ ldd "$f" 2>/dev/null || true; } | awk '/=> \// { print $3 } /^\t\/[^ ]+ \(/ { print $1 }' |
 			while read -r lib; do
 				case $lib in "$root"/*) continue ;; esac # found via $ORIGIN in the payload
 				copy_file "$lib" "$root" "$lib"
