@@ -1,6 +1,7 @@
 // rcoll: collective communication for RDMA networks. The one header to include.
 #pragma once
 
+#include "rcoll/alloc.hpp"
 #include "rcoll/comm.hpp"
 #include "rcoll/errors.hpp"
 #include "rcoll/options.hpp"

@@ -13,6 +13,7 @@
 #include "collectives/reduce.hpp"
 #include "collectives/requests.hpp"
 #include "collectives/schedule.hpp"
+#include "collectives/scratch.hpp"
 #include "collectives/step_label.hpp"
 
 namespace rcoll::collectives {
@@ -62,7 +63,7 @@ void allreduce_recursive_doubling(const Context& ctx, const void* send, void* re
                  step_label(ctx, "allreduce rd unfold from rank {}", plan.fold_partner));
     return;
   }
-  auto incoming = std::make_unique_for_overwrite<std::byte[]>(bytes);
+  Scratch incoming(bytes);
   if (plan.fold_partner >= 0) {
     receive_from(ctx, plan.fold_partner, fold_step, incoming.get(), bytes,
                  step_label(ctx, "allreduce rd fold from rank {}", plan.fold_partner));

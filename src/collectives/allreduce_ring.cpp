@@ -13,6 +13,7 @@
 #include "collectives/algorithms.hpp"
 #include "collectives/reduce.hpp"
 #include "collectives/ring_allgather.hpp"
+#include "collectives/scratch.hpp"
 #include "collectives/step_label.hpp"
 
 namespace rcoll::collectives {
@@ -40,7 +41,7 @@ std::vector<RecvItem> reduce_scatter_receives(const Ring& ring, int rank, std::b
 void reduce_scatter(const Context& ctx, const Ring& ring, const std::byte* input, DataType type, ReduceOp op,
                     RequestList& gather_sends) {
   const int rank = ctx.rank();
-  auto scratch = std::make_unique_for_overwrite<std::byte[]>(ring_window * ring.segment * ring.element_size);
+  Scratch scratch(ring_window * ring.segment * ring.element_size);
   RequestList sends(ctx);
   const Range own = ring.chunk(rank);
   for (std::size_t j = 0; j < segment_count(own.count, ring.segment); ++j) {

@@ -11,6 +11,7 @@
 #include "collectives/reduce.hpp"
 #include "collectives/requests.hpp"
 #include "collectives/schedule.hpp"
+#include "collectives/scratch.hpp"
 #include "collectives/step_label.hpp"
 
 namespace rcoll::collectives {
@@ -35,7 +36,7 @@ void reduce_phase(const Context& ctx, const Vector& v, DataType type, ReduceOp o
   const std::size_t slot_bytes = v.segment * v.element_size;
   const std::size_t children = links.children.size();
   const std::size_t depth = std::max<std::size_t>(1, window_per_child * children);
-  auto scratch = std::make_unique_for_overwrite<std::byte[]>(children == 0 ? 0 : depth * slot_bytes);
+  Scratch scratch(children == 0 ? 0 : depth * slot_bytes);
   std::vector<RecvItem> items;
   for (std::size_t s = 0; s < segments; ++s)
     for (int child : links.children)

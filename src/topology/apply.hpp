@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "topology/memory_node.hpp"
 #include "topology/placement.hpp"
 
 namespace rcoll::topology {
@@ -19,15 +20,28 @@ struct PlacementReport {
   bool bound = false;        // the process binding was set as decided
   std::string bind_error;    // why not, when a binding was decided but failed
   Bitmap binding;            // the process binding after the call (queried)
+  MemoryChoice memory;       // the node library buffers and rcoll::alloc use
+  bool device_guessed = false;  // no device was named: placement.device is only_device()
+  std::string locality_reason;  // why the device has no (precise) locality; "" when it has
 
-  // One line, e.g. "rank 3 (local 1/2): bind=nic cpuset=5 mem=numa1
-  // device=mlx5_0 (numa 1)" followed by "; fallback: ..." when one happened.
+  // For --report-bindings, e.g. "rank 3 (local 1/2): bind=nic cpuset=5
+  // mem=numa1 device=mlx5_0 (numa1)", followed by "; requested nic: ..."
+  // after a fallback. mem= is memory.node ("any": default placement).
   std::string summary(int rank, int local_rank, int local_size) const;
+  // The info-level log line, e.g. "placement: bind=none cpus 0-1
+  // (unbound), memory default (one NUMA node: default allocation), device
+  // rxe0 (numa unknown); no hwloc locality for rxe0: ...", with the
+  // fallback reason when there was one.
+  std::string log_line() const;
 };
 
-// Decides on this_machine() and binds the whole process to the decided
-// cpuset (nothing is bound for none). Never throws for placement reasons;
-// a topology that cannot be loaded is reported as "no placement".
+// Decides on this_machine() (for the device named or, when none is, the
+// machine's only RDMA device or network interface), binds the whole
+// process to the decided cpuset (nothing is bound for none), chooses the
+// memory node and makes it the process's (set_process_memory_node), and
+// logs log_line() at info level.
+// Never throws for placement reasons; a topology that cannot be loaded is
+// reported as "no placement" (memory node -1).
 PlacementReport apply_placement(BindPolicy policy, int local_rank, int local_size,
                                 std::string_view device_name = {});
 

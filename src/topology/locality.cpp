@@ -76,4 +76,12 @@ std::vector<std::string> network_device_names(const Topology& topology) {
   return names_of(topology, HWLOC_OBJ_OSDEV_NETWORK);
 }
 
+std::string only_device(const Topology& topology) {
+  std::vector<std::string> rdma = rdma_device_names(topology);
+  if (rdma.size() == 1) return rdma.front();
+  if (!rdma.empty()) return {};
+  std::vector<std::string> network = network_device_names(topology);
+  return network.size() == 1 ? network.front() : std::string();
+}
+
 }  // namespace rcoll::topology

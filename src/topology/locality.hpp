@@ -40,4 +40,9 @@ Locality device_locality(const Topology& topology, std::string_view device);
 std::vector<std::string> rdma_device_names(const Topology& topology);
 std::vector<std::string> network_device_names(const Topology& topology);
 
+// The device a rank that named none most likely uses: the machine's only
+// RDMA device, else its only network interface; "" when there are several
+// or none (which one the transport will pick is not known here).
+std::string only_device(const Topology& topology);
+
 }  // namespace rcoll::topology

@@ -2,49 +2,54 @@
 
 #include <cerrno>
 #include <cstring>
+#include <new>
 #include <utility>
 
 namespace rcoll::topology {
 namespace {
 
-struct Allocation {
-  void* data = nullptr;
-  bool bound = false;
-  std::string reason;
-};
+std::string first_touch(const std::string& why) { return why + ": first-touch placement"; }
 
-// STRICT so that hwloc reports when it cannot bind, instead of silently
-// handing out unbound memory; the fallback is then ours and explained.
-Allocation allocate(const Topology& topology, std::size_t bytes, int numa_node) {
-  Allocation result;
-  if (bytes == 0) return result;
+}  // namespace
+
+bool can_bind_memory(const Topology& topology) {
+  const hwloc_topology_support* support = hwloc_topology_get_support(topology.get());
+  return topology.is_this_system() && support != nullptr && support->membind != nullptr &&
+         support->membind->alloc_membind != 0;
+}
+
+// STRICT, when asked, so that hwloc reports when it cannot bind instead of
+// silently handing out unbound memory; the fallback is then ours and explained.
+NodeAllocation allocate_on_node(const Topology& topology, std::size_t bytes, int numa_node, Binding binding) {
+  NodeAllocation result;
   if (numa_node < 0) {
-    result.reason = "no NUMA node asked for: first-touch placement";
+    result.reason = first_touch("no NUMA node asked for");
   } else if (hwloc_get_numanode_obj_by_os_index(topology.get(), static_cast<unsigned>(numa_node)) == nullptr) {
-    result.reason = "no NUMA node " + std::to_string(numa_node) + " in the topology: first-touch placement";
+    result.reason = first_touch("no NUMA node " + std::to_string(numa_node) + " in the topology");
+  } else if (!can_bind_memory(topology)) {
+    result.reason = first_touch("this system cannot bind memory to NUMA nodes");
   } else {
     Bitmap nodes;
     hwloc_bitmap_only(nodes.raw(), static_cast<unsigned>(numa_node));
-    result.data = hwloc_alloc_membind(topology.get(), bytes, nodes.raw(), HWLOC_MEMBIND_BIND,
-                                      HWLOC_MEMBIND_BYNODESET | HWLOC_MEMBIND_STRICT);
+    int flags = HWLOC_MEMBIND_BYNODESET | (binding == Binding::strict ? HWLOC_MEMBIND_STRICT : 0);
+    result.data = hwloc_alloc_membind(topology.get(), bytes, nodes.raw(), HWLOC_MEMBIND_BIND, flags);
     if (result.data != nullptr) {
       result.bound = true;
       return result;
     }
     if (errno == ENOMEM) throw std::bad_alloc();
-    result.reason = std::string("cannot bind memory to NUMA node ") + std::to_string(numa_node) + " (" +
-                    std::strerror(errno) + "): first-touch placement";
+    result.reason = first_touch("cannot bind memory to NUMA node " + std::to_string(numa_node) + " (" +
+                                std::strerror(errno) + ")");
   }
   result.data = hwloc_alloc(topology.get(), bytes);
   if (result.data == nullptr) throw std::bad_alloc();
   return result;
 }
 
-}  // namespace
-
 NumaBuffer::NumaBuffer(const Topology& topology, std::size_t bytes, int numa_node)
     : topology_(&topology), size_(bytes), node_(numa_node) {
-  Allocation allocation = allocate(topology, bytes, numa_node);
+  if (bytes == 0) return;
+  NodeAllocation allocation = allocate_on_node(topology, bytes, numa_node, Binding::strict);
   data_ = allocation.data;
   bound_ = allocation.bound;
   reason_ = std::move(allocation.reason);
@@ -85,16 +90,6 @@ Bitmap memory_location(const Topology& topology, const void* address, std::size_
     return Bitmap();
   }
   return nodes;
-}
-
-void* numa_allocate(std::size_t bytes, int numa_node) {
-  // One byte at least, so that a zero-sized request still gets a unique,
-  // freeable pointer as allocators must return.
-  return allocate(this_machine(), bytes == 0 ? 1 : bytes, numa_node).data;
-}
-
-void numa_deallocate(void* address, std::size_t bytes) noexcept {
-  if (address != nullptr) hwloc_free(this_machine().get(), address, bytes == 0 ? 1 : bytes);
 }
 
 }  // namespace rcoll::topology

@@ -1,15 +1,16 @@
 // Memory bound to a NUMA node of this machine.
 //
-// NumaBuffer owns page-aligned memory allocated with hwloc_alloc_membind
-// (policy BIND: pages come from that node only). Where binding is not
-// available (no NUMA support, a node index this machine lacks, or no node
-// asked for) it falls back to a plain page-aligned allocation whose pages
-// are placed on first touch, and says so in fallback_reason(); it never
-// fails for placement reasons, only with std::bad_alloc when out of memory.
+// allocate_on_node() is the one place that asks hwloc for node-bound pages;
+// NumaBuffer (strict: for measurements and tests that must know where pages
+// are), PlacedBuffer (the library's own buffers) and rcoll::alloc (users)
+// are built on it. Where binding is not available (no NUMA support, a node
+// index this machine lacks, or no node asked for) it falls back to a plain
+// page-aligned allocation whose pages are placed on first touch, and says
+// so; it never fails for placement reasons, only with std::bad_alloc when
+// out of memory.
 #pragma once
 
 #include <cstddef>
-#include <new>
 #include <string>
 
 #include "topology/bitmap.hpp"
@@ -17,10 +18,29 @@
 
 namespace rcoll::topology {
 
+// strict: pages come from that node only (Linux MPOL_BIND); the kernel
+// fails (OOM) rather than place them elsewhere. preferred: pages come from
+// that node while it has free memory, else from another (MPOL_PREFERRED):
+// placement never fails a job.
+enum class Binding { strict, preferred };
+
+struct NodeAllocation {
+  void* data = nullptr;  // hwloc memory: release with hwloc_free(topology, data, bytes)
+  bool bound = false;    // the node binding was applied
+  std::string reason;    // why not, when !bound ("... : first-touch placement")
+};
+
+// `bytes` > 0. numa_node: OS index, -1 for no preference. `topology` must
+// describe this machine. Throws std::bad_alloc when out of memory.
+NodeAllocation allocate_on_node(const Topology& topology, std::size_t bytes, int numa_node, Binding binding);
+
+// True when this machine's topology can allocate node-bound memory.
+bool can_bind_memory(const Topology& topology);
+
 class NumaBuffer {
  public:
   NumaBuffer() = default;
-  // numa_node: OS index of the node, or -1 for no preference.
+  // Strictly bound to numa_node (OS index, or -1 for no preference).
   // `topology` must outlive the buffer and describe this machine.
   NumaBuffer(const Topology& topology, std::size_t bytes, int numa_node);
   NumaBuffer(NumaBuffer&& other) noexcept;
@@ -49,36 +69,5 @@ class NumaBuffer {
 // The NUMA nodes holding the (touched) pages of [address, address+bytes).
 // Empty when the system cannot tell.
 Bitmap memory_location(const Topology& topology, const void* address, std::size_t bytes);
-
-// Untyped allocation on this_machine() for allocators and a future public
-// API: never returns nullptr (throws std::bad_alloc); numa_node -1 means no
-// preference. Free with numa_deallocate and the same byte count.
-void* numa_allocate(std::size_t bytes, int numa_node);
-void numa_deallocate(void* address, std::size_t bytes) noexcept;
-
-// A standard allocator whose memory sits on one NUMA node of this machine,
-// e.g. std::vector<float, NumaAllocator<float>> v(n, NumaAllocator<float>(1)).
-template <typename T>
-class NumaAllocator {
- public:
-  using value_type = T;
-
-  explicit NumaAllocator(int numa_node = -1) noexcept : node_(numa_node) {}
-  template <typename U>
-  NumaAllocator(const NumaAllocator<U>& other) noexcept : node_(other.numa_node()) {}
-
-  T* allocate(std::size_t n) {
-    if (n > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
-    return static_cast<T*>(numa_allocate(n * sizeof(T), node_));
-  }
-  void deallocate(T* p, std::size_t n) noexcept { numa_deallocate(p, n * sizeof(T)); }
-  int numa_node() const noexcept { return node_; }
-
-  template <typename U>
-  bool operator==(const NumaAllocator<U>& other) const noexcept { return node_ == other.numa_node(); }
-
- private:
-  int node_;
-};
 
 }  // namespace rcoll::topology

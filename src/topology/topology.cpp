@@ -71,6 +71,11 @@ std::vector<unsigned> Topology::numa_nodes() const {
   return nodes;
 }
 
+Bitmap Topology::numa_node_cpuset(unsigned os_index) const {
+  hwloc_obj_t node = hwloc_get_numanode_obj_by_os_index(get(), os_index);
+  return node == nullptr || node->cpuset == nullptr ? Bitmap() : Bitmap(node->cpuset);
+}
+
 const Topology& this_machine() {
   static const Topology machine = Topology::load_this_machine();
   return machine;

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "topology/bitmap.hpp"
+
 namespace rcoll::topology {
 
 class Topology {
@@ -36,6 +38,8 @@ class Topology {
   int pu_count() const;
   // OS indexes of the NUMA nodes, in logical order.
   std::vector<unsigned> numa_nodes() const;
+  // The PUs local to NUMA node `os_index`; empty when there is no such node.
+  Bitmap numa_node_cpuset(unsigned os_index) const;
 
  private:
   struct Deleter {

@@ -9,7 +9,6 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
-#include <numeric>
 #include <thread>
 #include <vector>
 
@@ -82,18 +81,6 @@ TEST(HostNumaBuffer, MovesOwnership) {
   EXPECT_EQ(third.data(), data);
   EXPECT_EQ(third.size(), 8192u);
   EXPECT_EQ(NumaBuffer(this_machine(), 0, 0).data(), nullptr);
-}
-
-TEST(HostNumaAllocator, BacksAStandardVector) {
-  int node = static_cast<int>(this_machine().numa_nodes().front());
-  std::vector<double, NumaAllocator<double>> values(100000, 1.5, NumaAllocator<double>(node));
-  values.push_back(2.5);
-  EXPECT_DOUBLE_EQ(std::accumulate(values.begin(), values.end(), 0.0), 150002.5);
-  EXPECT_EQ(values.get_allocator().numa_node(), node);
-  Bitmap where = memory_location(this_machine(), values.data(), values.size() * sizeof(double));
-  if (!where.empty()) {
-    EXPECT_TRUE(where.contains(static_cast<unsigned>(node))) << where.to_list();
-  }
 }
 
 TEST(HostBinding, ThreadRunsWhereItIsBound) {

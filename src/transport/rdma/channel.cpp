@@ -35,17 +35,14 @@ std::string_view wr_kind_name(WrKind kind) noexcept {
   return "UNKNOWN";
 }
 
-void Channel::FreeDeleter::operator()(std::byte* p) const noexcept { std::free(p); }
-
 // Library buffers are written before they are registered: a registration
 // of untouched anonymous memory could pin the shared zero page.
 Channel::Channel(const DeviceHandles& device, const ChannelConfig& config, Where where)
     : where_(where), config_(config), device_(device), psn_(random_psn()) {
   std::size_t ring_bytes = round_up(config_.slot_bytes * static_cast<std::size_t>(config_.ring_slots), page);
   std::size_t send_bytes = round_up(config_.slot_bytes * static_cast<std::size_t>(config_.send_slots), page);
-  ring_memory_.reset(static_cast<std::byte*>(std::aligned_alloc(page, ring_bytes)));
-  send_memory_.reset(static_cast<std::byte*>(std::aligned_alloc(page, send_bytes)));
-  if (!ring_memory_ || !send_memory_) throw_verb_error(where_, "aligned_alloc(bounce buffers)", ENOMEM);
+  ring_memory_ = Memory(ring_bytes);
+  send_memory_ = Memory(send_bytes);
   std::memset(ring_memory_.get(), 0, ring_bytes);
   std::memset(send_memory_.get(), 0, send_bytes);
   ring_mr_ = register_memory(device_.pd, ring_memory_.get(), ring_bytes, IBV_ACCESS_LOCAL_WRITE, where_);

@@ -19,6 +19,7 @@
 #include <span>
 #include <vector>
 
+#include "topology/placed_buffer.hpp"
 #include "transport/rdma/cm.hpp"
 #include "transport/rdma/verbs.hpp"
 #include "transport/rdma/wire.hpp"
@@ -107,10 +108,8 @@ class Channel {
   std::uint64_t inline_sends = 0;
 
  private:
-  struct FreeDeleter {
-    void operator()(std::byte* p) const noexcept;
-  };
-  using Memory = std::unique_ptr<std::byte, FreeDeleter>;
+  // Page-aligned, on the process's memory node (the NIC's, see src/topology).
+  using Memory = topology::PlacedBuffer;
 
   ibv_qp_init_attr qp_init_attr();
   void post_ring();

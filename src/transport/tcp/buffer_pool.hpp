@@ -5,13 +5,28 @@
 
 #include <cstddef>
 #include <memory>
+#include <utility>
 #include <vector>
+
+#include "topology/placed_buffer.hpp"
 
 namespace rcoll::transport::tcp {
 
 class BufferPool {
  public:
-  using Block = std::unique_ptr<std::byte[]>;
+  // Uninitialised bytes: a pooled block on the process's memory node
+  // (src/topology), or a small one from malloc.
+  class Block {
+   public:
+    Block() = default;
+    std::byte* get() const noexcept { return placed_ ? placed_.get() : small_.get(); }
+    explicit operator bool() const noexcept { return get() != nullptr; }
+
+   private:
+    friend class BufferPool;
+    std::unique_ptr<std::byte[]> small_;
+    topology::PlacedBuffer placed_;
+  };
 
   // Blocks of `block_bytes`; at most `max_kept` idle blocks are kept.
   BufferPool(std::size_t block_bytes, std::size_t max_kept) : block_bytes_(block_bytes), max_kept_(max_kept) {}
@@ -20,10 +35,15 @@ class BufferPool {
   // Small sizes come straight from malloc, which serves them cheaply, so a
   // queue of tiny messages does not hold a full block each.
   Block take(std::size_t bytes) {
-    if (!pooled(bytes)) return std::make_unique_for_overwrite<std::byte[]>(bytes);
-    if (idle_.empty()) return std::make_unique_for_overwrite<std::byte[]>(block_bytes_);
-    Block block = std::move(idle_.back());
-    idle_.pop_back();
+    Block block;
+    if (!pooled(bytes)) {
+      block.small_ = std::make_unique_for_overwrite<std::byte[]>(bytes);
+    } else if (idle_.empty()) {
+      block.placed_ = topology::PlacedBuffer(block_bytes_);
+    } else {
+      block = std::move(idle_.back());
+      idle_.pop_back();
+    }
     return block;
   }
   // `bytes`: the size it was taken for.

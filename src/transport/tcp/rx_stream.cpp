@@ -75,7 +75,7 @@ void RxStream::compact() noexcept {
 }
 
 RxStream::PumpResult RxStream::pump(int fd, FrameSink& sink) {
-  if (staging_.empty()) staging_.resize(staging_bytes);
+  if (staging_.empty()) staging_ = topology::PlacedBuffer(staging_bytes);
   PumpResult result;
   for (int reads = 0; reads < max_reads_per_pump; ++reads) {
     consume_staged(sink);

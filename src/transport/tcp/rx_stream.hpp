@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "topology/placed_buffer.hpp"
 #include "transport/tcp/wire.hpp"
 
 namespace rcoll::transport::tcp {
@@ -61,7 +62,7 @@ class RxStream {
   void finish_payload(FrameSink& sink);
   void compact() noexcept;
 
-  std::vector<std::byte> staging_;
+  topology::PlacedBuffer staging_;  // on the process's memory node; allocated on first pump
   std::size_t begin_ = 0;  // staged, unconsumed bytes are [begin_, end_)
   std::size_t end_ = 0;
   State state_ = State::reading_header;

@@ -1,0 +1,35 @@
+// The scratch memory of one collective call (receive slots of the pipelined
+// reductions, the partner's vector in recursive doubling), on the process's
+// memory node like every buffer the library owns (topology/placed_buffer.hpp).
+//
+// Collectives allocate scratch on every call; to keep that from costing a
+// fresh mapping and its page faults each time, each thread keeps the
+// largest released scratch (up to keep_limit bytes) and the next call on
+// that thread reuses it when it is large enough and on the current node.
+#pragma once
+
+#include <cstddef>
+
+#include "topology/placed_buffer.hpp"
+
+namespace rcoll::collectives {
+
+class Scratch {
+ public:
+  // Scratch larger than this is freed, not kept, when released.
+  static constexpr std::size_t keep_limit = std::size_t{16} << 20;
+
+  // At least `bytes` of uninitialised memory; none for 0 (get() == nullptr).
+  explicit Scratch(std::size_t bytes);
+  ~Scratch();  // back to this thread's cache
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+
+  std::byte* get() const noexcept { return buffer_.get(); }
+  std::size_t size() const noexcept { return buffer_.size(); }
+
+ private:
+  topology::PlacedBuffer buffer_;
+};
+
+}  // namespace rcoll::collectives
