@@ -96,6 +96,7 @@ void Channel::connect(const LocalPort& port, const RemoteQp& remote) {
 
 void Channel::set_peer_ring(int slots, std::size_t slot_bytes) {
   peer_slot_bytes_ = slot_bytes;
+  peer_slots_ = slots;
   credits_ = slots;
 }
 

@@ -88,7 +88,13 @@ class Channel {
   // exceeded). The caller checks can_write(false) first.
   void probe();
   bool owes_credits() const noexcept;
-  void add_credits(int credits) noexcept { credits_ += credits; }
+  // False (and no change) if the peer returns more credits than it could
+  // owe: a ring has no more receives than slots.
+  bool add_credits(int credits) noexcept {
+    if (credits < 0 || credits_ + credits > peer_slots_) return false;
+    credits_ += credits;
+    return true;
+  }
 
   // Completions.
   int poll(std::span<ibv_wc> out);
@@ -128,6 +134,7 @@ class Channel {
   std::uint32_t psn_ = 0;
   std::vector<std::uint32_t> free_send_slots_;
   int credits_ = 0;  // SENDs the peer has receives posted for
+  int peer_slots_ = 0;  // the peer's ring size: credits never exceed it
   int owed_ = 0;     // receives reposted and not yet announced
   std::size_t peer_slot_bytes_ = 0;
   int sq_used_ = 0;

@@ -11,6 +11,7 @@
 // flagged cm_knock, which the lower rank rejects and answers by connecting.
 // The event channel's fd is polled from progress()/wait_for_activity();
 // a DISCONNECTED event (the peer destroyed its connection) fails the peer.
+#include <charconv>
 #include <arpa/inet.h>
 
 #include <cstring>
@@ -59,7 +60,13 @@ class CmConnector final : public Connector {
         addresses_.push_back(std::nullopt);
         continue;
       }
-      int port = std::atoi(e.blob.c_str() + colon + 1);
+      unsigned port = 0;
+      auto digits = std::string_view(e.blob).substr(colon + 1);
+      auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
+      if (error != std::errc() || end != digits.data() + digits.size() || port == 0 || port > 65535) {
+        addresses_.push_back(std::nullopt);  // start() names the peer
+        continue;
+      }
       addresses_.push_back(ipv4_sockaddr(e.blob.substr(0, colon), static_cast<std::uint16_t>(port)));
     }
   }
@@ -130,19 +137,16 @@ class CmConnector final : public Connector {
 
   // The CmPrivate of a CONNECT_REQUEST or a REP, checked.
   CmPrivate remote_private(const rdma_cm_event& event, int expected_peer) const {
-    CmPrivate data;
-    if (event.param.conn.private_data == nullptr || event.param.conn.private_data_len < sizeof(data))
-      throw IoError(rank(), expected_peer, "rdma_cm connect", "no rcoll private data in the connection");
-    std::memcpy(&data, event.param.conn.private_data, sizeof(data));
-    if (data.magic != conn_magic || data.version != wire_version)
-      throw IoError(rank(), expected_peer, "rdma_cm connect", "peer speaks another rcoll wire version");
+    auto decoded = decode_cm_private(event.param.conn.private_data, event.param.conn.private_data_len);
+    if (!decoded.value) throw IoError(rank(), expected_peer, "rdma_cm connect", decoded.problem);
+    const CmPrivate& data = *decoded.value;
     if (data.token_hash != setup_.token_hash)
       throw IoError(rank(), static_cast<int>(data.rank), "rdma_cm connect", "peer presented a different job token");
     if (data.peer != static_cast<std::uint32_t>(rank()) ||
         (expected_peer >= 0 && data.rank != static_cast<std::uint32_t>(expected_peer)))
       throw IoError(rank(), expected_peer, "rdma_cm connect", "connection meant for ranks " +
                                                                   std::to_string(data.rank) + "->" + std::to_string(data.peer));
-    return data;
+    return *decoded.value;
   }
 
   rdma_conn_param conn_param(const CmPrivate& data) const {

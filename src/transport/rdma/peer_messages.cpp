@@ -32,14 +32,10 @@ void Peer::on_completion(const ibv_wc& wc) {
         on_write_imm(ntohl(wc.imm_data));
         return;
       }
-      auto bytes = channel_->slot(slot);
-      MsgHeader header;
-      if (wc.byte_len < sizeof(header)) throw IoError(core_.rank, peer_, "rdma recv", "runt message of " + std::to_string(wc.byte_len) + " bytes");
-      std::memcpy(&header, bytes.data(), sizeof(header));
-      if (header.version != wire_version)
-        throw IoError(core_.rank, peer_, "rdma recv", "peer speaks wire version " + std::to_string(header.version) +
-                                                          ", this rank " + std::to_string(wire_version));
-      on_message(header, bytes.data() + sizeof(header), wc.byte_len - sizeof(header));
+      auto slot_bytes = channel_->slot(slot);
+      auto message = decode_message(slot_bytes.data(), std::min<std::size_t>(wc.byte_len, slot_bytes.size()));
+      if (!message.value) throw IoError(core_.rank, peer_, "rdma recv", message.problem);
+      on_message(message.value->header, message.value->payload, message.value->payload_bytes);
       channel_->repost(slot);  // after the payload was consumed
       return;
     }
@@ -72,7 +68,9 @@ void Peer::on_failed_completion(const ibv_wc& wc) {
 }
 
 void Peer::on_message(const MsgHeader& header, const std::byte* payload, std::size_t payload_bytes) {
-  channel_->add_credits(header.credits);
+  if (!channel_->add_credits(header.credits))
+    throw IoError(core_.rank, peer_, "rdma recv", "peer returned " + std::to_string(header.credits) +
+                                                      " credits, more than its ring holds");
   log::trace("rdma peer {}: got {} tag {} length {} send {} recv {} credits {}", peer_, kind_name(header.kind),
              header.tag, header.length, header.send_id, header.recv_id, header.credits);
   switch (header.kind) {
@@ -86,10 +84,8 @@ void Peer::on_message(const MsgHeader& header, const std::byte* payload, std::si
   throw IoError(core_.rank, peer_, "rdma recv", "unknown message kind " + std::to_string(static_cast<int>(header.kind)));
 }
 
+// decode_message checked that the payload is exactly header.length bytes.
 void Peer::on_eager(const MsgHeader& header, const std::byte* payload, std::size_t bytes) {
-  if (header.length != bytes)
-    throw IoError(core_.rank, peer_, "rdma recv", "EAGER header says " + std::to_string(header.length) +
-                                                      " bytes, message carries " + std::to_string(bytes));
   if (RecvOpPtr op = take_posted(header.tag)) {
     finish_eager_recv(std::move(op), payload, bytes);
     return;

@@ -1,6 +1,7 @@
 #include "transport/rdma/wire.hpp"
 
 #include <cstring>
+#include <string>
 
 namespace rcoll::transport::rdma {
 
@@ -54,7 +55,49 @@ std::optional<ConnInfo> conn_info_from_hex(std::string_view text) {
   ConnInfo info;
   std::memcpy(&info, raw, sizeof(info));
   if (info.magic != conn_magic || info.version != wire_version) return std::nullopt;
+  if (!ring_problem(info.ring_slots, info.slot_bytes).empty()) return std::nullopt;
   return info;
+}
+
+std::string ring_problem(std::uint32_t ring_slots, std::uint32_t slot_bytes) {
+  if (ring_slots < min_peer_ring_slots || ring_slots > max_peer_ring_slots)
+    return "peer advertises a receive ring of " + std::to_string(ring_slots) + " slots (allowed: " +
+           std::to_string(min_peer_ring_slots) + " to " + std::to_string(max_peer_ring_slots) + ")";
+  if (slot_bytes < sizeof(MsgHeader))
+    return "peer advertises receive slots of " + std::to_string(slot_bytes) + " bytes, less than a " +
+           std::to_string(sizeof(MsgHeader)) + "-byte message header";
+  return {};
+}
+
+Checked<CmPrivate> decode_cm_private(const void* data, std::size_t length) {
+  CmPrivate value;
+  if (data == nullptr || length < sizeof(value))
+    return {std::nullopt, "no rcoll private data in the connection (" + std::to_string(length) + " bytes)"};
+  std::memcpy(&value, data, sizeof(value));
+  if (value.magic != conn_magic || value.version != wire_version)
+    return {std::nullopt, "peer speaks another rcoll wire version"};
+  if (std::string problem = ring_problem(value.ring_slots, value.slot_bytes); !problem.empty())
+    return {std::nullopt, std::move(problem)};
+  return {value, {}};
+}
+
+Checked<Message> decode_message(const std::byte* bytes, std::size_t length) {
+  Message message;
+  if (length < sizeof(MsgHeader)) return {std::nullopt, "runt message of " + std::to_string(length) + " bytes"};
+  std::memcpy(&message.header, bytes, sizeof(MsgHeader));
+  const MsgHeader& header = message.header;
+  if (header.version != wire_version)
+    return {std::nullopt, "peer speaks wire version " + std::to_string(header.version) + ", this rank " +
+                              std::to_string(wire_version)};
+  if (kind_name(header.kind) == "UNKNOWN")
+    return {std::nullopt, "unknown message kind " + std::to_string(static_cast<int>(header.kind))};
+  message.payload = bytes + sizeof(MsgHeader);
+  message.payload_bytes = length - sizeof(MsgHeader);
+  std::uint64_t expected = header.kind == MsgKind::eager ? header.length : 0;
+  if (message.payload_bytes != expected)
+    return {std::nullopt, std::string(kind_name(header.kind)) + " header says " + std::to_string(expected) +
+                              " payload bytes, message carries " + std::to_string(message.payload_bytes)};
+  return {message, {}};
 }
 
 }  // namespace rcoll::transport::rdma

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -89,8 +90,45 @@ std::string_view kind_name(MsgKind kind) noexcept;
 // Job token -> 64-bit FNV-1a, so tokens never travel in the clear.
 std::uint64_t token_hash(std::string_view token) noexcept;
 
-// Bootstrap values are text: ConnInfo as lowercase hex.
+// --- what arrives from a peer -------------------------------------------
+// Pure checks, fuzzed by tests/fuzz/rdma_wire_fuzz.cpp: bytes from the
+// network are decoded here, never by casting them in place.
+
+// A peer's receive ring, as ConnInfo and CmPrivate advertise it. Every slot
+// must hold a MsgHeader (the eager capacity is the smaller slot minus the
+// header: a smaller one would wrap it around), and the ring must have a
+// slot beyond the credit kept in reserve (Channel::can_send), or nothing
+// could ever be sent.
+inline constexpr std::uint32_t min_peer_ring_slots = 2;
+inline constexpr std::uint32_t max_peer_ring_slots = 1u << 16;
+// Empty if the ring is usable, else why not.
+std::string ring_problem(std::uint32_t ring_slots, std::uint32_t slot_bytes);
+
+// Bytes from a peer, decoded: the value, or why it was refused.
+template <typename T>
+struct Checked {
+  std::optional<T> value;
+  std::string problem;  // set when !value
+};
+
+// Bootstrap values are text: ConnInfo as lowercase hex. conn_info_from_hex
+// refuses anything but 128 lowercase hex digits of our magic and version
+// with a usable ring (ring_problem).
 std::string to_hex(const ConnInfo& info);
 std::optional<ConnInfo> conn_info_from_hex(std::string_view text);
+
+// The CmPrivate at the start of rdma_cm private data (InfiniBand pads it,
+// so longer is fine): our magic and version, a usable ring. Who it is from
+// and for, and the token, are the caller's to check.
+Checked<CmPrivate> decode_cm_private(const void* data, std::size_t length);
+
+// A received SEND: a MsgHeader of our version and a known kind, then the
+// payload. Only EAGER carries one, of exactly header.length bytes.
+struct Message {
+  MsgHeader header;
+  const std::byte* payload = nullptr;
+  std::size_t payload_bytes = 0;
+};
+Checked<Message> decode_message(const std::byte* bytes, std::size_t length);
 
 }  // namespace rcoll::transport::rdma

@@ -115,10 +115,16 @@ void Peer::on_cts(const FrameHeader& header) {
 std::byte* Peer::on_data(const FrameHeader& header) {
   auto it = rdv_recvs_.find(header.id);
   if (it == rdv_recvs_.end()) throw ProtocolError(id_text(header));
+  // Checked while the receive is still in rdv_recvs_: a refused frame fails
+  // the peer, and fail() must find the receive to fail it with the rest.
+  bool withdrawn = (header.flags & flag_withdrawn) != 0;
+  if (withdrawn && header.length != 0) throw ProtocolError("withdrawn DATA frame with a payload");
+  if (!withdrawn && header.length != it->second.length)
+    throw ProtocolError("DATA of " + std::to_string(header.length) + " bytes for a message of " +
+                        std::to_string(it->second.length));
   RdvRecv recv = std::move(it->second);
   rdv_recvs_.erase(it);
-  if (header.flags & flag_withdrawn) {
-    if (header.length != 0) throw ProtocolError("withdrawn DATA frame with a payload");
+  if (withdrawn) {
     if (recv.request->pending())
       recv.request->fail(std::make_exception_ptr(IoError(
           self_, rank_, "tcp recv tag " + std::to_string(header.tag),
@@ -126,9 +132,6 @@ std::byte* Peer::on_data(const FrameHeader& header) {
     inbound_ = Inbound{};
     return nullptr;
   }
-  if (header.length != recv.length)
-    throw ProtocolError("DATA of " + std::to_string(header.length) + " bytes for a message of " +
-                        std::to_string(recv.length));
   inbound_ = Inbound{recv.request, recv.length, {}, false};
   return recv.request->pending() ? recv.buf : nullptr;
 }
