@@ -3,15 +3,24 @@
 // Threading: a Comm is used by one thread at a time (calls on one Comm must
 // not overlap). Different Comms are independent. Every call is blocking and
 // returns when this rank's part is complete; every wait honours the
-// communicator's timeout.
+// communicator's timeout (Options::timeout, RCOLL_TIMEOUT), or the call's
+// own when its trailing CallOptions sets one.
 //
 // All ranks must call the same collectives in the same order with matching
-// count, dtype, op and root (as in MPI).
+// count, dtype, op and root (as in MPI). RCOLL_CHECK=1 (Options::check)
+// verifies that before each collective (MismatchError on every rank).
+//
+// Failures (docs/ERRORS.md): after a TimeoutError or IoError the
+// communicator is unusable; it then closes its connections, so that peers
+// waiting on this rank fail at once too, and their errors name the first
+// failure. A collective that times out says which ranks had not entered it
+// ("ranks 5 and 9 have not joined; all others wait on them").
 #pragma once
 
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <string>
 #include <type_traits>
 
 #include "rcoll/options.hpp"
@@ -22,6 +31,9 @@ namespace rcoll {
 namespace detail {
 class CommImpl;
 }
+
+// The exit status of a process that called Comm::abort().
+inline constexpr int abort_exit_code = 70;
 
 class Comm {
  public:
@@ -42,36 +54,46 @@ class Comm {
   std::string transport_name() const;
 
   // recv[i] = op over all ranks of send[i]. send == recv is in place.
-  void allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op);
-  void allreduce(void* inout, std::size_t count, DataType type, ReduceOp op);
+  void allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
+                 const CallOptions& call = {});
+  void allreduce(void* inout, std::size_t count, DataType type, ReduceOp op, const CallOptions& call = {});
   // Copies root's buffer to every rank.
-  void bcast(void* buf, std::size_t count, DataType type, int root);
-  void barrier();
+  void bcast(void* buf, std::size_t count, DataType type, int root, const CallOptions& call = {});
+  void barrier(const CallOptions& call = {});
   // Point to point; tag >= 0. recv accepts a message of at most `count`
   // elements and returns the number of elements received.
-  void send(const void* buf, std::size_t count, DataType type, int dest, int tag);
-  std::size_t recv(void* buf, std::size_t count, DataType type, int source, int tag);
+  void send(const void* buf, std::size_t count, DataType type, int dest, int tag, const CallOptions& call = {});
+  std::size_t recv(void* buf, std::size_t count, DataType type, int source, int tag, const CallOptions& call = {});
+
+  // Ends the whole job: publishes `reason` to every rank through the
+  // bootstrap service (bounded by one second), prints
+  // "rcoll: rank R aborted: <reason>" on stderr and ends this process at
+  // once with status abort_exit_code (no destructors, no atexit handlers).
+  // Other ranks fail at their next wait on this rank with an error that
+  // says "rank R aborted: <reason>"; rcoll-run reports it and ends them.
+  // Never blocks longer than about a second, whatever the state of the job.
+  [[noreturn]] void abort(const std::string& reason);
 
   template <typename T>
-  void allreduce(std::span<const T> send, std::span<T> recv, ReduceOp op) {
+  void allreduce(std::span<const T> send, std::span<T> recv, ReduceOp op, const CallOptions& call = {}) {
     check_same_length(send.size(), recv.size());
-    allreduce(send.data(), recv.data(), send.size(), dtype_of_v<T>, op);
+    allreduce(send.data(), recv.data(), send.size(), dtype_of_v<T>, op, call);
   }
   template <typename T>
-  void allreduce(std::span<T> inout, ReduceOp op) {
-    allreduce(inout.data(), inout.size(), dtype_of_v<std::remove_const_t<T>>, op);
+  void allreduce(std::span<T> inout, ReduceOp op, const CallOptions& call = {}) {
+    allreduce(inout.data(), inout.size(), dtype_of_v<std::remove_const_t<T>>, op, call);
   }
   template <typename T>
-  void bcast(std::span<T> buf, int root) {
-    bcast(buf.data(), buf.size(), dtype_of_v<T>, root);
+  void bcast(std::span<T> buf, int root, const CallOptions& call = {}) {
+    bcast(buf.data(), buf.size(), dtype_of_v<T>, root, call);
   }
   template <typename T>
-  void send(std::span<const T> buf, int dest, int tag) {
-    send(buf.data(), buf.size(), dtype_of_v<T>, dest, tag);
+  void send(std::span<const T> buf, int dest, int tag, const CallOptions& call = {}) {
+    send(buf.data(), buf.size(), dtype_of_v<T>, dest, tag, call);
   }
   template <typename T>
-  std::size_t recv(std::span<T> buf, int source, int tag) {
-    return recv(buf.data(), buf.size(), dtype_of_v<T>, source, tag);
+  std::size_t recv(std::span<T> buf, int source, int tag, const CallOptions& call = {}) {
+    return recv(buf.data(), buf.size(), dtype_of_v<T>, source, tag, call);
   }
 
   // For tests and tools: the implementation behind this communicator.

@@ -3,8 +3,12 @@
 //
 //   Error                 base class; catch this to catch everything from rcoll
 //   ├── InvalidArgument   bad call; nothing was sent, the communicator is intact
+//   │   └── MismatchError the ranks called different collectives (RCOLL_CHECK=1);
+//   │                     every rank raises it, the communicator is intact
 //   ├── TimeoutError      a wait passed its deadline; the communicator is unusable
 //   └── IoError           a peer or the network failed; the communicator is unusable
+//
+// docs/ERRORS.md tells what each means and what to do.
 #pragma once
 
 #include <stdexcept>
@@ -23,15 +27,34 @@ class InvalidArgument : public Error {
   using Error::Error;
 };
 
+// Raised on every rank when RCOLL_CHECK found that the ranks' calls of one
+// collective differ (kind, count, dtype, op, root or algorithm). Nothing of
+// the collective was sent and every rank raised it, so the communicator
+// stays usable.
+class MismatchError : public InvalidArgument {
+ public:
+  // `ranks`: the ranks whose call differs from the most common one.
+  MismatchError(const std::string& what, std::vector<int> ranks)
+      : InvalidArgument(what), ranks_(std::move(ranks)) {}
+  const std::vector<int>& ranks() const noexcept { return ranks_; }
+
+ private:
+  std::vector<int> ranks_;
+};
+
 class TimeoutError : public Error {
  public:
-  // `waiting_for` lists the peer ranks that had not answered when time ran out.
-  TimeoutError(const std::string& what, std::vector<int> waiting_for = {})
-      : Error(what), waiting_for_(std::move(waiting_for)) {}
+  // `waiting_for` lists the peer ranks that had not answered when time ran
+  // out; `not_joined` (collectives, from the hang diagnosis) the ranks that
+  // had not entered the collective at all; either may be empty (unknown).
+  TimeoutError(const std::string& what, std::vector<int> waiting_for = {}, std::vector<int> not_joined = {})
+      : Error(what), waiting_for_(std::move(waiting_for)), not_joined_(std::move(not_joined)) {}
   const std::vector<int>& waiting_for() const noexcept { return waiting_for_; }
+  const std::vector<int>& not_joined() const noexcept { return not_joined_; }
 
  private:
   std::vector<int> waiting_for_;
+  std::vector<int> not_joined_;
 };
 
 class IoError : public Error {

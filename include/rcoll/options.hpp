@@ -34,6 +34,18 @@ struct Options {
   BcastAlgo bcast_algo = BcastAlgo::automatic;
   // Pipeline segment for large messages; 0 chooses from the transport.
   std::size_t segment_bytes = 0;
+  // RCOLL_CHECK=1: before each collective the ranks compare what they were
+  // called with (kind, count, dtype, op, root, algorithm) and all raise
+  // MismatchError when the calls differ. Costs one extra exchange through
+  // rank 0 per collective; meant for debugging.
+  bool check = false;
+};
+
+// Per-call settings: the trailing, optional argument of every blocking call
+// of Comm, e.g. comm.allreduce(buf, n, type, op, {.timeout = 5s}).
+struct CallOptions {
+  // Deadline of this call; 0 means the communicator's Options::timeout.
+  std::chrono::milliseconds timeout{0};
 };
 
 std::string to_string(TransportKind kind);

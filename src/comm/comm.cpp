@@ -65,22 +65,26 @@ Comm::~Comm() = default;
 
 int Comm::rank() const noexcept { return impl_->rank(); }
 int Comm::size() const noexcept { return impl_->size(); }
-std::string Comm::transport_name() const { return std::string(impl_->transport().name()); }
+std::string Comm::transport_name() const { return impl_->transport_name(); }
 
-void Comm::allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op) {
-  impl_->allreduce(send, recv, count, type, op);
+void Comm::allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
+                     const CallOptions& call) {
+  impl_->allreduce(send, recv, count, type, op, call.timeout);
 }
-void Comm::allreduce(void* inout, std::size_t count, DataType type, ReduceOp op) {
-  impl_->allreduce(inout, inout, count, type, op);
+void Comm::allreduce(void* inout, std::size_t count, DataType type, ReduceOp op, const CallOptions& call) {
+  impl_->allreduce(inout, inout, count, type, op, call.timeout);
 }
-void Comm::bcast(void* buf, std::size_t count, DataType type, int root) { impl_->bcast(buf, count, type, root); }
-void Comm::barrier() { impl_->barrier(); }
-void Comm::send(const void* buf, std::size_t count, DataType type, int dest, int tag) {
-  impl_->send(buf, count, type, dest, tag);
+void Comm::bcast(void* buf, std::size_t count, DataType type, int root, const CallOptions& call) {
+  impl_->bcast(buf, count, type, root, call.timeout);
 }
-std::size_t Comm::recv(void* buf, std::size_t count, DataType type, int source, int tag) {
-  return impl_->recv(buf, count, type, source, tag);
+void Comm::barrier(const CallOptions& call) { impl_->barrier(call.timeout); }
+void Comm::send(const void* buf, std::size_t count, DataType type, int dest, int tag, const CallOptions& call) {
+  impl_->send(buf, count, type, dest, tag, call.timeout);
 }
+std::size_t Comm::recv(void* buf, std::size_t count, DataType type, int source, int tag, const CallOptions& call) {
+  return impl_->recv(buf, count, type, source, tag, call.timeout);
+}
+void Comm::abort(const std::string& reason) { impl_->abort(reason); }
 
 void Comm::check_same_length(std::size_t send, std::size_t recv) {
   if (send != recv)

@@ -1,21 +1,42 @@
 #include "comm/comm_impl.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "bootstrap/tcp_server.hpp"
 #include "collectives/collectives.hpp"
+#include "comm/call_check.hpp"
+#include "comm/status_report.hpp"
 #include "comm/tags.hpp"
 #include "comm/validate.hpp"
 #include "common/log.hpp"
+#include "rcoll/comm.hpp"
 #include "rcoll/errors.hpp"
 #include "transport/factory.hpp"
 #include "transport/wait.hpp"
 
 namespace rcoll::detail {
+namespace {
+
+// How long a timed-out collective waits for the other ranks' diagnosis keys.
+constexpr auto diagnosis_grace = std::chrono::milliseconds(200);
+// Bound on Comm::abort's publication of its reason.
+constexpr auto abort_publish_bound = std::chrono::seconds(1);
+
+bool status_signal_requested() {
+  const char* value = std::getenv("RCOLL_STATUS_SIGNAL");
+  return value != nullptr && std::strcmp(value, "1") == 0;
+}
+
+}  // namespace
 
 CommImpl::CommImpl(const Options& options, const JoinFunction& join,
-                   std::unique_ptr<bootstrap::BootstrapServer> server)
-    : options_(options), server_(std::move(server)) {
+                   std::unique_ptr<bootstrap::BootstrapServer> server, const TransportFactory& make_transport)
+    : options_(options), server_(std::move(server)), state_(std::make_shared<CallState>(options.rank)) {
   validate_options(options_);
   log::set_rank(options_.rank);
   Deadline deadline = Deadline::after(options_.timeout);
@@ -25,34 +46,47 @@ CommImpl::CommImpl(const Options& options, const JoinFunction& join,
   config.job_token = options_.job_token;
   config.socket_ifname = options_.socket_ifname;
   config.connect_timeout = options_.timeout;
-  transport_ = transport::make_transport(options_.transport, config);
+  transport_ = make_transport ? make_transport(config) : transport::make_transport(options_.transport, config);
+  transport_name_ = std::string(transport_->name());
   bootstrap_ = join(transport_->local_endpoint(), deadline);
   transport_->attach_bootstrap(*bootstrap_);
   transport_->set_peer_endpoints(bootstrap_->members());
-  log::info("joined: rank {} of {}, transport {}", options_.rank, options_.size, transport_->name());
+  diagnosis_.emplace(*bootstrap_, options_.rank, options_.size);
+  failures_.emplace(*bootstrap_, options_.rank, options_.size);
+  if (status_signal_requested()) status::enable_signal();
+  status::track(state_);
+  log::info("joined: rank {} of {}, transport {}", options_.rank, options_.size, transport_name_);
   if (options_.rank == 0 && log::get().should_log(spdlog::level::info))
-    log::info("algorithm choice for {} ranks over {}:\n{}", options_.size, transport_->name(),
+    log::info("algorithm choice for {} ranks over {}:\n{}", options_.size, transport_name_,
               collectives::describe_choices(options_.size, transport_->capabilities()));
 }
 
 CommImpl::~CommImpl() = default;
 
-Deadline CommImpl::call_deadline() const { return Deadline::after(options_.timeout); }
+transport::Transport& CommImpl::transport() {
+  if (!transport_) ensure_usable("transport");
+  return *transport_;
+}
+
+const transport::Capabilities& CommImpl::capabilities() const {
+  if (!transport_) ensure_usable("communicator");
+  return transport_->capabilities();
+}
 
 std::size_t CommImpl::segment_bytes() const {
   if (options_.segment_bytes > 0) return options_.segment_bytes;
-  std::size_t preferred = transport_->capabilities().preferred_segment;
+  std::size_t preferred = capabilities().preferred_segment;
   return preferred > 0 ? preferred : std::size_t(256) << 10;
 }
 
 AllreduceAlgo CommImpl::allreduce_algo_for(std::size_t bytes) const {
   if (options_.allreduce_algo != AllreduceAlgo::automatic) return options_.allreduce_algo;
-  return collectives::choose_allreduce(bytes, size(), transport_->capabilities());
+  return collectives::choose_allreduce(bytes, size(), capabilities());
 }
 
 BcastAlgo CommImpl::bcast_algo_for(std::size_t bytes) const {
   if (options_.bcast_algo != BcastAlgo::automatic) return options_.bcast_algo;
-  return collectives::choose_bcast(bytes, size(), transport_->capabilities());
+  return collectives::choose_bcast(bytes, size(), capabilities());
 }
 
 void CommImpl::ensure_usable(const LazyText& label) const {
@@ -60,83 +94,133 @@ void CommImpl::ensure_usable(const LazyText& label) const {
     throw IoError(rank(), -1, label.str(), "communicator is unusable after an earlier failure: " + broken_reason_);
 }
 
-void CommImpl::remember_failure(const Error& e) {
-  if (dynamic_cast<const InvalidArgument*>(&e) != nullptr) return;
-  broken_reason_ = e.what();
-  log::error("{}", e.what());
+void CommImpl::fail(const CallInfo& call) {
+  try {
+    throw;
+  } catch (const InvalidArgument&) {
+    throw;  // nothing was sent (or every rank raised it: MismatchError); still usable
+  } catch (const TimeoutError& e) {
+    std::string what = e.what();
+    std::vector<int> not_joined;
+    if (call.collective()) {
+      auto finding = diagnosis_->explain(call, std::min(diagnosis_grace, options_.timeout));
+      what += "; " + finding.text;
+      not_joined = std::move(finding.not_joined);
+    }
+    if (auto aborted = failures_->find_abort()) what += "; " + *aborted;
+    TimeoutError error(what, e.waiting_for(), std::move(not_joined));
+    break_down(-1, error);
+    throw error;
+  } catch (const IoError& e) {
+    if (call.collective()) diagnosis_->publish(call);  // "entered it as ...", for the others' diagnosis
+    std::string known = failures_->explain(e.peer());
+    IoError error = known.empty() ? e : IoError(e.rank(), e.peer(), e.step(), e.cause() + "; " + known);
+    break_down(e.peer(), error);
+    throw error;
+  } catch (const Error& e) {
+    break_down(-1, e);
+    throw;
+  }
 }
 
-void CommImpl::allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op) {
-  constexpr std::string_view call = "allreduce";
-  std::size_t bytes = checked_bytes(rank(), call, count, type);
-  check_op(rank(), call, op);
-  check_buffer(rank(), call, "send", send, count);
-  check_buffer(rank(), call, "recv", recv, count);
-  std::uint64_t sequence = next_sequence();
-  auto label = [&] { return fmt::format("allreduce #{} ({} x {}, {})", sequence, count, to_string(type), to_string(op)); };
-  AllreduceAlgo algo = allreduce_algo_for(bytes);
-  if (log::get().should_log(spdlog::level::debug)) log::debug("{}: algorithm {}", label(), to_string(algo));
-  guarded(label, [&] {
-    collectives::Context ctx{*transport_, collective_tag_base(sequence), call_deadline(), segment_bytes(), label};
+void CommImpl::break_down(int peer, const Error& error) {
+  broken_reason_ = error.what();
+  log::error("{}", broken_reason_);
+  failures_->publish_failure(peer, broken_reason_);
+  // Closing every connection makes peers waiting on this rank fail now
+  // (naming it, and through "fail/<rank>" the cause), not at their timeout.
+  transport_.reset();
+}
+
+void CommImpl::abort(const std::string& reason) {
+  std::string text = "rank " + std::to_string(rank()) + " aborted: " + reason;
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  std::string line = "rcoll: " + text + "\n";
+  std::fflush(nullptr);
+  [[maybe_unused]] ssize_t written = ::write(STDERR_FILENO, line.data(), line.size());
+  log::error("{}", text);
+  failures_->publish_abort(reason, std::min<Timeout>(abort_publish_bound, options_.timeout));
+  std::fflush(nullptr);
+  std::_Exit(abort_exit_code);
+}
+
+void CommImpl::allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
+                         Timeout timeout) {
+  constexpr std::string_view name = "allreduce";
+  std::size_t bytes = checked_bytes(rank(), name, count, type);
+  check_op(rank(), name, op);
+  check_buffer(rank(), name, "send", send, count);
+  check_buffer(rank(), name, "recv", recv, count);
+  check_timeout(rank(), name, timeout);
+  const CallInfo call = CallInfo::allreduce(next_sequence(), count, type, op);
+  run(call, timeout, [&](Deadline deadline, const LazyText& label) {
+    AllreduceAlgo algo = allreduce_algo_for(bytes);
+    if (log::get().should_log(spdlog::level::debug)) log::debug("{}: algorithm {}", label.str(), to_string(algo));
+    if (options_.check) check_call(*transport_, call, static_cast<std::uint8_t>(algo), deadline, label);
+    collectives::Context ctx{*transport_, collective_tag_base(call.sequence), deadline, segment_bytes(), label};
     collectives::allreduce(ctx, algo, send, recv, count, type, op);
   });
 }
 
-void CommImpl::bcast(void* buf, std::size_t count, DataType type, int root) {
-  constexpr std::string_view call = "bcast";
-  std::size_t bytes = checked_bytes(rank(), call, count, type);
-  check_buffer(rank(), call, "data", buf, count);
-  check_peer(rank(), size(), call, "root", root);
-  std::uint64_t sequence = next_sequence();
-  auto label = [&] { return fmt::format("bcast #{} ({} x {}, root {})", sequence, count, to_string(type), root); };
-  BcastAlgo algo = bcast_algo_for(bytes);
-  if (log::get().should_log(spdlog::level::debug)) log::debug("{}: algorithm {}", label(), to_string(algo));
-  guarded(label, [&] {
-    collectives::Context ctx{*transport_, collective_tag_base(sequence), call_deadline(), segment_bytes(), label};
+void CommImpl::bcast(void* buf, std::size_t count, DataType type, int root, Timeout timeout) {
+  constexpr std::string_view name = "bcast";
+  std::size_t bytes = checked_bytes(rank(), name, count, type);
+  check_buffer(rank(), name, "data", buf, count);
+  check_peer(rank(), size(), name, "root", root);
+  check_timeout(rank(), name, timeout);
+  const CallInfo call = CallInfo::bcast(next_sequence(), count, type, root);
+  run(call, timeout, [&](Deadline deadline, const LazyText& label) {
+    BcastAlgo algo = bcast_algo_for(bytes);
+    if (log::get().should_log(spdlog::level::debug)) log::debug("{}: algorithm {}", label.str(), to_string(algo));
+    if (options_.check) check_call(*transport_, call, static_cast<std::uint8_t>(algo), deadline, label);
+    collectives::Context ctx{*transport_, collective_tag_base(call.sequence), deadline, segment_bytes(), label};
     collectives::bcast(ctx, algo, buf, bytes, root);
   });
 }
 
-void CommImpl::barrier() {
-  std::uint64_t sequence = next_sequence();
-  auto label = [&] { return fmt::format("barrier #{}", sequence); };
-  guarded(label, [&] {
-    collectives::Context ctx{*transport_, collective_tag_base(sequence), call_deadline(), segment_bytes(), label};
+void CommImpl::barrier(Timeout timeout) {
+  check_timeout(rank(), "barrier", timeout);
+  const CallInfo call = CallInfo::barrier(next_sequence());
+  run(call, timeout, [&](Deadline deadline, const LazyText& label) {
+    if (options_.check) check_call(*transport_, call, 0, deadline, label);
+    collectives::Context ctx{*transport_, collective_tag_base(call.sequence), deadline, segment_bytes(), label};
     collectives::barrier(ctx);
   });
 }
 
-void CommImpl::send(const void* buf, std::size_t count, DataType type, int dest, int tag) {
-  constexpr std::string_view call = "send";
-  std::size_t bytes = checked_bytes(rank(), call, count, type);
-  check_buffer(rank(), call, "send", buf, count);
-  check_peer(rank(), size(), call, "destination", dest);
-  check_user_tag(rank(), call, tag);
+void CommImpl::send(const void* buf, std::size_t count, DataType type, int dest, int tag, Timeout timeout) {
+  constexpr std::string_view name = "send";
+  std::size_t bytes = checked_bytes(rank(), name, count, type);
+  check_buffer(rank(), name, "send", buf, count);
+  check_peer(rank(), size(), name, "destination", dest);
+  check_user_tag(rank(), name, tag);
+  check_timeout(rank(), name, timeout);
   if (dest == rank()) throw InvalidArgument("rank " + std::to_string(rank()) + ": send: sending to itself is not supported");
-  auto label = [&] { return fmt::format("send to rank {} tag {}", dest, tag); };
-  guarded(label, [&] {
+  const CallInfo call = CallInfo::point_to_point(CallKind::send, count, type, dest, tag);
+  run(call, timeout, [&](Deadline deadline, const LazyText& label) {
     auto request = transport_->isend(dest, user_tag(tag), buf, bytes);
-    transport::wait(*transport_, request, call_deadline(), label);
+    transport::wait(*transport_, request, deadline, label);
   });
 }
 
-std::size_t CommImpl::recv(void* buf, std::size_t count, DataType type, int source, int tag) {
-  constexpr std::string_view call = "recv";
-  std::size_t bytes = checked_bytes(rank(), call, count, type);
-  check_buffer(rank(), call, "recv", buf, count);
-  check_peer(rank(), size(), call, "source", source);
-  check_user_tag(rank(), call, tag);
+std::size_t CommImpl::recv(void* buf, std::size_t count, DataType type, int source, int tag, Timeout timeout) {
+  constexpr std::string_view name = "recv";
+  std::size_t bytes = checked_bytes(rank(), name, count, type);
+  check_buffer(rank(), name, "recv", buf, count);
+  check_peer(rank(), size(), name, "source", source);
+  check_user_tag(rank(), name, tag);
+  check_timeout(rank(), name, timeout);
   if (source == rank())
     throw InvalidArgument("rank " + std::to_string(rank()) + ": recv: receiving from itself is not supported");
-  auto label = [&] { return fmt::format("recv from rank {} tag {}", source, tag); };
+  const CallInfo call = CallInfo::point_to_point(CallKind::recv, count, type, source, tag);
   std::size_t received = 0;
-  guarded(label, [&] {
+  run(call, timeout, [&](Deadline deadline, const LazyText& label) {
     auto request = transport_->irecv(source, user_tag(tag), buf, bytes);
-    transport::wait(*transport_, request, call_deadline(), label);
+    transport::wait(*transport_, request, deadline, label);
     received = request->bytes();
   });
   if (received % dtype_size(type) != 0)
-    throw IoError(rank(), source, label(),
+    throw IoError(rank(), source, call.label(),
                   "received " + std::to_string(received) + " bytes, not a whole number of " +
                       std::string(to_string(type)) + " elements");
   return received / dtype_size(type);

@@ -1,32 +1,50 @@
 // The communicator's implementation: owns the bootstrap (and, when this
 // rank hosts it, the bootstrap service), the transport, and the per-call
 // sequence numbers that give each collective its own tag space.
+//
+// Failure handling (docs/ERRORS.md): a TimeoutError or IoError makes the
+// communicator unusable. Before the error leaves, this rank adds what the
+// side channel knows (hang diagnosis for a collective that timed out; an
+// abort or the first failure of the job), publishes its own failure, and
+// closes the transport so that peers waiting on it fail at once.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "bootstrap/bootstrap.hpp"
 #include "bootstrap/tcp_server.hpp"
+#include "comm/call_info.hpp"
+#include "comm/call_state.hpp"
+#include "comm/call_watch.hpp"
+#include "comm/failure_report.hpp"
+#include "comm/hang_diagnosis.hpp"
 #include "common/lazy_text.hpp"
 #include "rcoll/errors.hpp"
 #include "rcoll/options.hpp"
 #include "rcoll/types.hpp"
+#include "transport/factory.hpp"
 #include "transport/transport.hpp"
 
 namespace rcoll::detail {
 
 // Joins the job with this rank's endpoint blob; returns the joined bootstrap.
 using JoinFunction = std::function<std::unique_ptr<bootstrap::Bootstrap>(const std::string& blob, Deadline)>;
+// Makes this rank's transport (tests: the in-process one); empty: make_transport(options.transport).
+using TransportFactory = std::function<std::unique_ptr<transport::Transport>(const transport::TransportConfig&)>;
 
 class CommImpl {
  public:
   // Creates the transport, joins through `join`, and hands every peer's
   // endpoint to the transport. `server` (may be null) is kept alive with the
-  // communicator when this rank hosts the bootstrap service.
-  CommImpl(const Options& options, const JoinFunction& join, std::unique_ptr<bootstrap::BootstrapServer> server);
+  // communicator when this rank hosts the bootstrap service. Installs the
+  // status signal handler when RCOLL_STATUS_SIGNAL=1 (rcoll-run sets it).
+  CommImpl(const Options& options, const JoinFunction& join, std::unique_ptr<bootstrap::BootstrapServer> server,
+           const TransportFactory& make_transport = {});
   ~CommImpl();
   CommImpl(const CommImpl&) = delete;
   CommImpl& operator=(const CommImpl&) = delete;
@@ -34,39 +52,56 @@ class CommImpl {
   int rank() const noexcept { return options_.rank; }
   int size() const noexcept { return options_.size; }
   const Options& options() const noexcept { return options_; }
-  transport::Transport& transport() noexcept { return *transport_; }
+  // IoError once the communicator failed (its transport is closed then).
+  transport::Transport& transport();
+  const std::string& transport_name() const noexcept { return transport_name_; }
   bootstrap::Bootstrap& bootstrap() noexcept { return *bootstrap_; }
 
-  void allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op);
-  void bcast(void* buf, std::size_t count, DataType type, int root);
-  void barrier();
-  void send(const void* buf, std::size_t count, DataType type, int dest, int tag);
-  std::size_t recv(void* buf, std::size_t count, DataType type, int source, int tag);
+  // `timeout` 0: options().timeout.
+  using Timeout = std::chrono::milliseconds;
+  void allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op, Timeout timeout = {});
+  void bcast(void* buf, std::size_t count, DataType type, int root, Timeout timeout = {});
+  void barrier(Timeout timeout = {});
+  void send(const void* buf, std::size_t count, DataType type, int dest, int tag, Timeout timeout = {});
+  std::size_t recv(void* buf, std::size_t count, DataType type, int source, int tag, Timeout timeout = {});
+  // See Comm::abort.
+  [[noreturn]] void abort(const std::string& reason);
 
   // The algorithm `allreduce`/`bcast` would use for a message of `bytes`.
   AllreduceAlgo allreduce_algo_for(std::size_t bytes) const;
   BcastAlgo bcast_algo_for(std::size_t bytes) const;
 
  private:
-  // Runs one blocking operation; a timeout or I/O error leaves the
-  // communicator unusable, and later calls say why. A template, not a
+  // Runs one blocking call: body(deadline, label). A template, not a
   // std::function: this wraps every small-message call.
   template <typename Body>
-  void guarded(const LazyText& label, Body&& body) {
+  void run(const CallInfo& call, Timeout timeout, Body&& body) {
+    auto label = [&call] { return call.label(); };
     ensure_usable(label);
+    Timeout span = timeout.count() > 0 ? timeout : options_.timeout;
+    Deadline deadline = Deadline::after(span);
+    CallWatch watch(call, *state_, call.collective() ? &*diagnosis_ : nullptr,
+                    deadline.at() - span + HangDiagnosis::slow_after(span));
+    transport::ScopedWaitObserver observe(&watch);
+    state_->enter(call);
     try {
-      body();
-    } catch (const Error& e) {
-      remember_failure(e);
-      throw;
+      body(deadline, LazyText(label));
+    } catch (const Error&) {
+      state_->leave(false);
+      fail(call);
     }
+    state_->leave(true);
   }
   void ensure_usable(const LazyText& label) const;
-  // Marks the communicator unusable after `e` (not after InvalidArgument).
-  void remember_failure(const Error& e);
+  // Inside a catch handler: rethrows the error being handled, completed
+  // with what the side channel knows; a TimeoutError or IoError also breaks
+  // the communicator (break_down).
+  [[noreturn]] void fail(const CallInfo& call);
+  void break_down(int peer, const Error& error);
   std::uint64_t next_sequence() noexcept { return sequence_++; }
   std::size_t segment_bytes() const;
-  Deadline call_deadline() const;
+  // IoError once the communicator failed.
+  const transport::Capabilities& capabilities() const;
 
   Options options_;
   // Destroyed in reverse order: the transport first (it may use the
@@ -74,6 +109,10 @@ class CommImpl {
   std::unique_ptr<bootstrap::BootstrapServer> server_;
   std::unique_ptr<bootstrap::Bootstrap> bootstrap_;
   std::unique_ptr<transport::Transport> transport_;
+  std::string transport_name_;
+  std::optional<HangDiagnosis> diagnosis_;
+  std::optional<FailureReport> failures_;
+  std::shared_ptr<CallState> state_;
   std::uint64_t sequence_ = 0;
   std::string broken_reason_;
 };

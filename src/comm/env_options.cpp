@@ -86,6 +86,10 @@ void read_tuning(Options& options) {
     if (bytes <= 0) throw InvalidArgument("RCOLL_SEGMENT_BYTES must be positive");
     options.segment_bytes = static_cast<std::size_t>(bytes);
   }
+  if (auto text = env("RCOLL_CHECK")) {
+    if (*text != "0" && *text != "1") throw InvalidArgument("RCOLL_CHECK='" + *text + "' must be 0 or 1");
+    options.check = *text == "1";
+  }
   if (auto text = env("RCOLL_TIMEOUT")) {
     char* end = nullptr;
     double seconds = std::strtod(text->c_str(), &end);

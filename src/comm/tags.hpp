@@ -1,6 +1,7 @@
-// Tag spaces: collectives and user point-to-point messages never match each
-// other. Bit 63 selects the space; a collective's tag is its call's sequence
-// number above the algorithm's step bits.
+// Tag spaces: collectives, RCOLL_CHECK fingerprints and user point-to-point
+// messages never match each other. Bit 63 selects user messages, bit 62
+// the fingerprint exchange; a collective's tag is its call's sequence number
+// (38 bits, bits 24-61) above the algorithm's step bits.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,10 @@ namespace rcoll::detail {
 
 inline transport::Tag collective_tag_base(std::uint64_t sequence) {
   return (sequence & ((std::uint64_t(1) << 38) - 1)) << collectives::Context::step_bits;
+}
+
+inline transport::Tag check_tag(std::uint64_t sequence, std::uint32_t step) {
+  return (std::uint64_t(1) << 62) | collective_tag_base(sequence) | step;
 }
 
 inline transport::Tag user_tag(int tag) {

@@ -57,4 +57,9 @@ void check_user_tag(int rank, std::string_view call, int tag) {
   if (tag < 0) invalid(rank, call, "tag " + std::to_string(tag) + " is negative");
 }
 
+void check_timeout(int rank, std::string_view call, std::chrono::milliseconds timeout) {
+  if (timeout.count() < 0)
+    invalid(rank, call, "timeout " + std::to_string(timeout.count()) + " ms is negative (0 means the default)");
+}
+
 }  // namespace rcoll::detail

@@ -2,6 +2,7 @@
 // sent nothing and leaves the communicator intact (InvalidArgument).
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <string_view>
 
@@ -17,5 +18,7 @@ void check_op(int rank, std::string_view call, ReduceOp op);
 void check_buffer(int rank, std::string_view call, std::string_view name, const void* buf, std::size_t count);
 void check_peer(int rank, int size, std::string_view call, std::string_view role, int peer);
 void check_user_tag(int rank, std::string_view call, int tag);
+// A per-call timeout (CallOptions::timeout) must not be negative; 0 = default.
+void check_timeout(int rank, std::string_view call, std::chrono::milliseconds timeout);
 
 }  // namespace rcoll::detail

@@ -15,6 +15,8 @@ namespace {
 constexpr auto spin_budget = std::chrono::microseconds(50);
 constexpr auto block_slice = std::chrono::microseconds(20000);
 
+thread_local WaitObserver* current_observer = nullptr;
+
 const Request* first_failed(std::span<const RequestPtr> requests) {
   for (const auto& r : requests)
     if (r && r->state() == Request::State::failed) return r.get();
@@ -31,11 +33,7 @@ void cancel_pending(Transport& transport, std::span<const RequestPtr> requests) 
 }
 
 [[noreturn]] void throw_timeout(Transport& transport, std::span<const RequestPtr> requests, const LazyText& step) {
-  std::vector<int> peers;
-  for (const auto& r : requests)
-    if (r && r->pending()) peers.push_back(r->peer());
-  std::sort(peers.begin(), peers.end());
-  peers.erase(std::unique(peers.begin(), peers.end()), peers.end());
+  std::vector<int> peers = pending_peers(requests);
   std::string list;
   for (int p : peers) list += (list.empty() ? "" : ", ") + std::to_string(p);
   cancel_pending(transport, requests);
@@ -55,7 +53,33 @@ void cancel_pending(Transport& transport, std::span<const RequestPtr> requests) 
   throw IoError(-1, failed.peer(), step.str(), "request failed without an error");
 }
 
+// Tells the observer; if it throws, the pending requests are withdrawn first.
+void observe(WaitObserver& observer, Transport& transport, Deadline::Clock::time_point now,
+             std::span<const RequestPtr> requests, const LazyText& step) {
+  try {
+    observer.blocking(now, requests, step);
+  } catch (...) {
+    cancel_pending(transport, requests);
+    throw;
+  }
+}
+
 }  // namespace
+
+std::vector<int> pending_peers(std::span<const RequestPtr> requests) {
+  std::vector<int> peers;
+  for (const auto& r : requests)
+    if (r && r->pending()) peers.push_back(r->peer());
+  std::sort(peers.begin(), peers.end());
+  peers.erase(std::unique(peers.begin(), peers.end()), peers.end());
+  return peers;
+}
+
+ScopedWaitObserver::ScopedWaitObserver(WaitObserver* observer) noexcept : previous_(current_observer) {
+  current_observer = observer;
+}
+
+ScopedWaitObserver::~ScopedWaitObserver() { current_observer = previous_; }
 
 void wait_all(Transport& transport, std::span<const RequestPtr> requests, Deadline deadline, const LazyText& step) {
   // No clock read until something is still pending after a progress call:
@@ -75,6 +99,7 @@ void wait_all(Transport& transport, std::span<const RequestPtr> requests, Deadli
     if (now >= deadline.at()) throw_timeout(transport, requests, step);
     if (!spin_until) spin_until = now + spin_budget;
     if (now < *spin_until) continue;
+    if (current_observer != nullptr) observe(*current_observer, transport, now, requests, step);
     auto left = std::chrono::duration_cast<std::chrono::microseconds>(deadline.remaining());
     transport.wait_for_activity(std::min(left + std::chrono::microseconds(1), block_slice));
   }

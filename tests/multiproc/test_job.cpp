@@ -3,8 +3,9 @@
 //   rcoll_test_job exit K      rank K exits with status 3 right after joining;
 //                              the others enter an allreduce, print the error
 //                              they get ("rank R caught: ...") and exit 4
-//   rcoll_test_job kill K [MS] rank K SIGKILLs itself MS ms (default 50) into
-//                              its third allreduce of 4 MiB, printing
+//   rcoll_test_job kill K [MS] [allreduce|bcast]
+//                              rank K SIGKILLs itself MS ms (default 50) into
+//                              its third allreduce (or bcast) of 4 MiB, printing
 //                              "rank K raising SIGKILL at T" first; the others
 //                              ignore SIGTERM (the launcher's stop must not
 //                              end them before they report), print
@@ -12,6 +13,15 @@
 //                              that a rank still waiting hears of the victim
 //                              rather than of this rank's exit) and exit 4.
 //                              T: wall-clock seconds, for tests/rdma/kill-check.sh
+//   rcoll_test_job abort K     rank K calls comm.abort("rank K gives up") in its
+//                              third allreduce round; the others behave as
+//                              in kill mode ("rank R caught at T: <error>")
+//   rcoll_test_job hang K S    after a barrier, rank K sleeps S seconds outside
+//                              any rcoll call, then exits 0; the others ignore
+//                              SIGTERM, print "rank R entering allreduce",
+//                              enter one, and print "rank R caught: <error>"
+//                              (then stay 1 s and exit 4) or "rank R completed"
+//                              (exit 0)
 #include <signal.h>
 #include <time.h>
 
@@ -84,19 +94,46 @@ void kill_self_after(int rank, std::chrono::milliseconds delay) {
   }).detach();
 }
 
-int run_kill(rcoll::Comm& comm, int victim, int delay_ms) {
+enum class Fault { kill, abort };
+
+int run_fault(rcoll::Comm& comm, Fault fault, int victim, int delay_ms, bool bcast) {
   const bool is_victim = comm.rank() == victim;
   if (!is_victim) ::signal(SIGTERM, SIG_IGN);
   std::vector<float> data(std::size_t(1) << 20, 1.0f);
   try {
     for (int i = 0; i < 1000; ++i) {
-      if (is_victim && i == 2) kill_self_after(victim, std::chrono::milliseconds(delay_ms));
-      comm.allreduce(std::span<float>(data), rcoll::ReduceOp::sum);
+      if (is_victim && i == 2 && fault == Fault::kill) kill_self_after(victim, std::chrono::milliseconds(delay_ms));
+      if (is_victim && i == 2 && fault == Fault::abort) comm.abort("rank " + std::to_string(victim) + " gives up");
+      if (bcast) comm.bcast(std::span<float>(data), (victim + 1) % comm.size());
+      else comm.allreduce(std::span<float>(data), rcoll::ReduceOp::sum);
     }
-    std::printf("rank %d: 1000 allreduces completed without rank %d\n", comm.rank(), victim);
+    std::printf("rank %d: 1000 collectives completed without rank %d\n", comm.rank(), victim);
     return 1;
   } catch (const rcoll::Error& e) {
     std::printf("rank %d caught at %.6f: %s\n", comm.rank(), wall_seconds(), e.what());
+    std::fflush(stdout);
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    return 4;
+  }
+}
+
+int run_hang(rcoll::Comm& comm, int sleeper, int seconds) {
+  comm.barrier();
+  if (comm.rank() == sleeper) {
+    std::this_thread::sleep_for(std::chrono::seconds(seconds));
+    std::printf("rank %d slept %d s\n", sleeper, seconds);
+    return 0;
+  }
+  ::signal(SIGTERM, SIG_IGN);
+  std::vector<float> data(4096, 1.0f);
+  std::printf("rank %d entering allreduce\n", comm.rank());
+  std::fflush(stdout);
+  try {
+    comm.allreduce(std::span<float>(data), rcoll::ReduceOp::sum);
+    std::printf("rank %d completed\n", comm.rank());
+    return 0;
+  } catch (const rcoll::Error& e) {
+    std::printf("rank %d caught: %s\n", comm.rank(), e.what());
     std::fflush(stdout);
     std::this_thread::sleep_for(std::chrono::seconds(1));
     return 4;
@@ -107,15 +144,22 @@ int run_kill(rcoll::Comm& comm, int victim, int delay_ms) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: rcoll_test_job ok | exit RANK | kill RANK [DELAY_MS]\n");
+    std::fprintf(stderr,
+                 "usage: rcoll_test_job ok | exit RANK | kill RANK [DELAY_MS [allreduce|bcast]] | abort RANK |"
+                 " hang RANK SECONDS\n");
     return 2;
   }
   try {
     rcoll::Comm comm = rcoll::Comm::from_env();
     if (std::strcmp(argv[1], "ok") == 0) return run_ok(comm);
     if (std::strcmp(argv[1], "exit") == 0 && argc == 3) return run_exit(comm, std::atoi(argv[2]));
-    if (std::strcmp(argv[1], "kill") == 0 && (argc == 3 || argc == 4))
-      return run_kill(comm, std::atoi(argv[2]), argc == 4 ? std::atoi(argv[3]) : 50);
+    if (std::strcmp(argv[1], "kill") == 0 && argc >= 3 && argc <= 5)
+      return run_fault(comm, Fault::kill, std::atoi(argv[2]), argc >= 4 ? std::atoi(argv[3]) : 50,
+                       argc == 5 && std::strcmp(argv[4], "bcast") == 0);
+    if (std::strcmp(argv[1], "abort") == 0 && argc == 3)
+      return run_fault(comm, Fault::abort, std::atoi(argv[2]), 0, false);
+    if (std::strcmp(argv[1], "hang") == 0 && argc == 4)
+      return run_hang(comm, std::atoi(argv[2]), std::atoi(argv[3]));
     std::fprintf(stderr, "unknown mode %s\n", argv[1]);
     return 2;
   } catch (const rcoll::Error& e) {

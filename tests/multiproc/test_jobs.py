@@ -3,8 +3,12 @@
 Run by CTest (label multiproc) with RCOLL_SOURCE_DIR and RCOLL_BUILD_DIR set.
 """
 import os
+import re
+import signal
 import subprocess
+import time
 import unittest
+import uuid
 
 SOURCE = os.environ.get("RCOLL_SOURCE_DIR", os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
 BUILD = os.environ.get("RCOLL_BUILD_DIR", os.path.join(SOURCE, "build"))
@@ -14,10 +18,98 @@ BENCH = os.path.join(BUILD, "bench", "rcoll-bench")
 EXAMPLES = os.path.join(BUILD, "examples")
 
 
-def launch(n, *args, timeout=300, extra=()):
-    env = dict(os.environ, RCOLL_BOOTSTRAPD=os.path.join(BUILD, "tools", "rcoll-bootstrapd"))
+def job_env(**extra):
+    return dict(os.environ, RCOLL_BOOTSTRAPD=os.path.join(BUILD, "tools", "rcoll-bootstrapd"), **extra)
+
+
+def launch(n, *args, timeout=300, extra=(), env=None):
     cmd = [RUN, "-n", str(n), *extra, "--", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env or job_env())
+
+
+def processes_with(marker):
+    """PIDs of this user's processes whose environment holds `marker`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                if marker.encode() in f.read():
+                    found.append(int(entry))
+        except OSError:
+            pass
+    return found
+
+
+class Faults(unittest.TestCase):
+    """A rank killed, aborting or hanging: what the others and rcoll-run say."""
+
+    def run_marked(self, n, *args, timeout_s="60"):
+        marker = f"RCOLL_TEST_MARKER_{uuid.uuid4().hex}"
+        env = job_env(**{marker: "1"})
+        result = launch(n, JOB, *args, timeout=120, env=env,
+                        extra=("--transport", "tcp", "--timeout", timeout_s, "--kill-grace", "2"))
+        deadline = time.monotonic() + 3
+        while processes_with(marker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertEqual(processes_with(marker), [], "orphans left behind")
+        return result
+
+    def assert_survivors_name(self, result, n, victim, pattern, within_s):
+        output = result.stdout + result.stderr
+        caught = {int(m.group(1)): (float(m.group(2)), m.group(3))
+                  for m in re.finditer(r"rank (\d+) caught at ([0-9.]+): (.*)", result.stdout)}
+        self.assertEqual(sorted(caught), [r for r in range(n) if r != victim], output)
+        start = re.search(rf"rank {victim} raising SIGKILL at ([0-9.]+)", result.stdout)
+        for rank, (at, error) in caught.items():
+            self.assertRegex(error, pattern, output)
+            if start:
+                self.assertLess(at - float(start.group(1)), within_s, f"rank {rank}: {error}")
+
+    def test_a_rank_killed_in_allreduce_or_bcast_is_named_by_every_survivor_within_seconds(self):
+        for op in ("allreduce", "bcast"):
+            with self.subTest(op=op):
+                result = self.run_marked(4, "kill", "2", "50", op)
+                self.assertNotEqual(result.returncode, 0)
+                self.assertRegex(result.stderr, r"rcoll-run: rank 2 killed by signal SIGKILL")
+                # Directly connected survivors name peer 2; the others name
+                # the first failure, which names it.
+                self.assert_survivors_name(result, 4, 2, r"peer 2\b", within_s=5.0)
+
+    def test_abort_reaches_every_rank_and_the_launcher(self):
+        result = self.run_marked(3, "abort", "1")
+        self.assertEqual(result.returncode, 70, result.stdout + result.stderr)
+        self.assertIn("rcoll-run: rank 1 aborted: rank 1 gives up (exit status 70)", result.stderr)
+        self.assertIn("[1] rcoll: rank 1 aborted: rank 1 gives up", result.stderr)
+        self.assert_survivors_name(result, 3, 1, r"rank 1 aborted: rank 1 gives up", within_s=5.0)
+
+    def test_a_timeout_names_the_rank_that_did_not_join(self):
+        result = self.run_marked(4, "hang", "3", "6", timeout_s="1.5")
+        self.assertNotEqual(result.returncode, 0)
+        for rank in range(3):
+            self.assertRegex(result.stdout, rf"\[{rank}\] rank {rank} caught: .*rank 3 has not joined",
+                             result.stdout + result.stderr)
+
+    def test_sigusr1_makes_every_rank_report_its_state(self):
+        marker = f"RCOLL_TEST_MARKER_{uuid.uuid4().hex}"
+        cmd = [RUN, "-n", "3", "--transport", "tcp", "--timeout", "60", "--kill-grace", "1", "--",
+               JOB, "hang", "2", "30"]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=job_env(**{marker: "1"}))
+        try:
+            time.sleep(2.5)  # joined, ranks 0 and 1 blocked in the allreduce, rank 2 asleep
+            proc.send_signal(signal.SIGUSR1)
+            time.sleep(1.5)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            out, err = proc.communicate(timeout=30)
+        self.assertIn("rcoll-run: SIGUSR1: asked ranks 0, 1, 2 for their state", err)
+        for rank in (0, 1):
+            self.assertRegex(err, rf"\[{rank}\] rcoll status: rank {rank}: in allreduce #1 \(4096 x float32, "
+                                  r"sum\): .*, waiting for rank", out + err)
+        self.assertIn("[2] rcoll status: rank 2: not in an rcoll call; last call barrier #0 completed", err)
+        self.assertEqual(processes_with(marker), [])
 
 
 class Jobs(unittest.TestCase):

@@ -13,6 +13,7 @@ its peers and the bootstrap service go away (it then fails by its timeout).
 """
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -25,6 +26,10 @@ FINISH_OUTPUT_S = 2.0  # how long output of ended ranks is still copied
 DAEMON_GRACE_S = 1.0
 DAEMON_OWNER = "daemon"
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+STATUS_SIGNAL = signal.SIGUSR1
+# Comm::abort() prints this line on stderr and exits with ABORT_EXIT.
+ABORT_LINE = re.compile(rb"^rcoll: (rank \d+ aborted: .*)$")
+ABORT_EXIT = 70
 
 
 class Interrupted(Exception):
@@ -36,12 +41,22 @@ class Interrupted(Exception):
 
 
 class SignalCatcher:
-    """Records SIGINT/SIGTERM/SIGHUP for the main loop instead of dying."""
+    """Records SIGINT/SIGTERM/SIGHUP (and SIGUSR1, a status request) for
+    the main loop instead of dying."""
 
     def __init__(self):
         self.pending = []
+        self.status_requests = 0
         for signum in FORWARDED_SIGNALS:
             signal.signal(signum, lambda number, _frame: self.pending.append(number))
+        signal.signal(STATUS_SIGNAL, self._status_requested)
+
+    def _status_requested(self, _number, _frame):
+        self.status_requests += 1
+
+    def take_status_requests(self):
+        taken, self.status_requests = self.status_requests, 0
+        return taken
 
     def take(self):
         taken = []
@@ -76,6 +91,8 @@ class Job:
         self.exit_code = 0
         self.stopping = False
         self._kill_at = None
+        self.aborts = {}  # rank -> "rank R aborted: <reason>", from its stderr
+        self.pump.line_observer = self._see_line
 
     def start_rank(self, place, launch, tag_output):
         """Starts one rank; raises OSError if it cannot be executed."""
@@ -118,6 +135,7 @@ class Job:
             self.pump.poll(POLL_S)
             self._reap_ranks()
             self._handle_signals()
+            self._handle_status_requests()
             self._check_daemon()
             self._check_deadline(deadline)
             self._escalate_if_due()
@@ -159,14 +177,53 @@ class Job:
             status = rank.proc.returncode
             if status != 0 and not self.stopping:
                 others = any(other.running for other in self.ranks)
-                self.stop(procs.exit_code_for(status),
-                          f"rank {rank.place.rank} {procs.describe_status(status)}"
+                self.stop(procs.exit_code_for(status), self._describe_end(rank, status)
                           + ("; terminating the other ranks" if others else ""))
             elif status > 0:
                 # Failed on its own while the job was ending. Exits that race
                 # (a survivor reacting to the first failure) cannot be ordered
                 # reliably, so every failure is named, not only the first seen.
-                procs.say(f"rank {rank.place.rank} {procs.describe_status(status)}")
+                procs.say(self._describe_end(rank, status))
+
+    def _describe_end(self, rank, status):
+        """"rank 2 killed by signal SIGKILL", "rank 3 aborted: <reason> (exit
+        status 70)", "rank 1 exited with status 3"."""
+        aborted = self.aborts.get(rank.place.rank)
+        if status == ABORT_EXIT and aborted:
+            return f"{aborted} (exit status {status})"
+        return f"rank {rank.place.rank} {procs.describe_status(status)}"
+
+    def _see_line(self, owner, line):
+        if isinstance(owner, int) and line.startswith(b"rcoll: rank "):
+            match = ABORT_LINE.match(line)
+            if match:
+                self.aborts.setdefault(owner, match.group(1).decode(errors="replace"))
+
+    def _handle_status_requests(self):
+        """SIGUSR1: forwarded to every local rank that handles it (the
+        library does when RCOLL_STATUS_SIGNAL=1, once it has a communicator);
+        each then prints "rcoll status: rank R: ..." on stderr. Never sent to
+        a process that would die of it."""
+        if not self.signals.take_status_requests():
+            return
+        asked, unable, remote = [], [], []
+        for rank in self.ranks:
+            if not rank.running:
+                continue
+            if rank.place.remote:
+                remote.append(rank.place.rank)
+            elif procs.handles_signal(rank.proc.pid, STATUS_SIGNAL):
+                procs.signal_process(rank.proc.pid, STATUS_SIGNAL)
+                asked.append(rank.place.rank)
+            else:
+                unable.append(rank.place.rank)
+        message = f"SIGUSR1: asked {_ranks(asked)} for their state"
+        if unable:
+            message += (f"; {_ranks(unable)} cannot answer (no rcoll communicator yet, "
+                        "or not an rcoll program)")
+        if remote:
+            message += f"; {_ranks(remote)} on other hosts not asked"
+        procs.say(message)
 
     def _unwatch(self, rank):
         if rank.pidfd is not None:
@@ -204,3 +261,9 @@ class Job:
         if left:
             procs.say(f"sending SIGKILL to rank(s) {', '.join(left)}, still running")
             self._signal_running(signal.SIGKILL)
+
+
+def _ranks(numbers):
+    if not numbers:
+        return "no rank"
+    return ("rank " if len(numbers) == 1 else "ranks ") + ", ".join(map(str, numbers))

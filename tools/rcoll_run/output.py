@@ -26,10 +26,13 @@ class _Stream:
 class OutputPump:
     """Multiplexes many pipes onto a few sinks (binary files) in one thread."""
 
-    def __init__(self):
+    def __init__(self, line_observer=None):
+        """`line_observer(owner, line)`, if given, sees every whole line
+        (bytes, without the newline) before it is written."""
         self._selector = selectors.DefaultSelector()
         self._streams = {}
         self._broken_sinks = set()
+        self.line_observer = line_observer
 
     def add(self, fd, prefix, sink, owner, initial=b""):
         """Takes ownership of pipe `fd`; `owner` groups streams for drain()."""
@@ -100,6 +103,9 @@ class OutputPump:
         if cut:
             lines = bytes(stream.pending[:cut - 1]).split(b"\n")
             del stream.pending[:cut]
+            if self.line_observer is not None:
+                for line in lines:
+                    self.line_observer(stream.owner, line)
             self._write(stream.sink, b"".join(stream.prefix + line + b"\n" for line in lines))
 
     def _close(self, stream):

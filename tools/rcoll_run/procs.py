@@ -37,6 +37,27 @@ def exit_code_for(returncode):
     return 128 - returncode if returncode < 0 else returncode
 
 
+def handles_signal(pid, signum):
+    """True if process `pid` catches `signum` (its SigCgt mask in
+    /proc/PID/status): sending it then cannot kill the process."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("SigCgt:"):
+                    return bool(int(line.split()[1], 16) >> (signum - 1) & 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
+def signal_process(pid, signum):
+    """Sends `signum` to `pid`; a process that is gone is fine."""
+    try:
+        os.kill(pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def signal_group(pgid, signum):
     """Sends `signum` to process group `pgid`; a group that is gone is fine."""
     try:

@@ -71,6 +71,8 @@ def rank_variables(place, job):
         "RCOLL_BOOTSTRAP": job.bootstrap,
         "RCOLL_TRANSPORT": job.transport,
         "RCOLL_BIND": job.bind,
+        # The library answers SIGUSR1 with a status line (rcoll-run forwards it).
+        "RCOLL_STATUS_SIGNAL": "1",
     }
     if job.timeout is not None:
         variables["RCOLL_TIMEOUT"] = job.timeout

@@ -1,0 +1,42 @@
+// The WaitObserver of one call (transport/wait.hpp): what a communicator's
+// waits do when they block. Past the slow threshold inside a collective it
+// publishes the hang-diagnosis key once; when a status report was asked for
+// (SIGUSR1 through rcoll-run), it prints this rank's step and the peers it
+// waits for. wait_all calls it only while blocked, never on the fast path.
+#pragma once
+
+#include "comm/call_info.hpp"
+#include "comm/call_state.hpp"
+#include "comm/hang_diagnosis.hpp"
+#include "comm/status_report.hpp"
+#include "transport/wait.hpp"
+
+namespace rcoll::detail {
+
+class CallWatch final : public transport::WaitObserver {
+ public:
+  // `diagnosis` null: nothing to publish (point to point).
+  CallWatch(const CallInfo& call, CallState& state, HangDiagnosis* diagnosis, Deadline::Clock::time_point slow_at)
+      : call_(call), state_(state), diagnosis_(diagnosis), slow_at_(slow_at) {}
+
+  void blocking(Deadline::Clock::time_point now, std::span<const transport::RequestPtr> requests,
+                const LazyText& step) override {
+    if (diagnosis_ != nullptr && now >= slow_at_) {
+      diagnosis_->publish(call_);
+      diagnosis_ = nullptr;
+    }
+    std::uint64_t generation = status::requests();
+    if (generation != 0 && !state_.answered(generation) && state_.claim(generation)) {
+      auto peers = transport::pending_peers(requests);
+      status::print_waiting(state_.rank(), step, peers);
+    }
+  }
+
+ private:
+  const CallInfo& call_;
+  CallState& state_;
+  HangDiagnosis* diagnosis_;
+  Deadline::Clock::time_point slow_at_;
+};
+
+}  // namespace rcoll::detail

@@ -1,0 +1,90 @@
+#include "comm/failure_report.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <vector>
+
+#include "common/log.hpp"
+
+namespace rcoll::detail {
+namespace {
+
+constexpr auto publish_bound = std::chrono::seconds(1);
+// Longest chain of "fail/<rank>" keys followed.
+constexpr int max_hops = 8;
+// Longest error text or reason published (the store's values are bounded).
+constexpr std::size_t max_text = 4096;
+
+// "<int>\n<text>" -> (int, text); nullopt if malformed.
+std::optional<std::pair<int, std::string>> split(const std::string& value) {
+  auto newline = value.find('\n');
+  if (newline == std::string::npos) return std::nullopt;
+  int number = 0;
+  auto [end, error] = std::from_chars(value.data(), value.data() + newline, number);
+  if (error != std::errc() || end != value.data() + newline) return std::nullopt;
+  return std::pair{number, value.substr(newline + 1)};
+}
+
+}  // namespace
+
+std::string FailureReport::fail_key(int rank) { return "fail/" + std::to_string(rank); }
+
+std::optional<std::string> FailureReport::try_get(const std::string& key) noexcept {
+  try {
+    return bootstrap_.try_get(key);
+  } catch (const std::exception& e) {
+    log::debug("failure report: cannot read {}: {}", key, e.what());
+    return std::nullopt;
+  }
+}
+
+void FailureReport::publish_failure(int peer, const std::string& what) noexcept {
+  try {
+    bootstrap_.put(fail_key(rank_), std::to_string(peer) + "\n" + what.substr(0, max_text),
+                   Deadline::after(publish_bound));
+  } catch (const std::exception& e) {
+    log::debug("failure report: cannot publish this rank's failure: {}", e.what());
+  }
+}
+
+void FailureReport::publish_abort(const std::string& reason, std::chrono::milliseconds bound) noexcept {
+  try {
+    bootstrap_.put("abort", std::to_string(rank_) + "\n" + reason.substr(0, max_text), Deadline::after(bound));
+  } catch (const std::exception& e) {
+    // Another rank aborted first (the key holds its reason), or the service is gone.
+    log::debug("abort: cannot publish the reason: {}", e.what());
+  }
+}
+
+std::optional<std::string> FailureReport::find_abort() noexcept {
+  auto value = try_get("abort");
+  if (!value) return std::nullopt;
+  auto parts = split(*value);
+  if (!parts) return std::nullopt;
+  return "rank " + std::to_string(parts->first) + " aborted: " + parts->second;
+}
+
+std::string FailureReport::explain(int peer) noexcept {
+  if (auto aborted = find_abort()) return *aborted;
+  // Follow the chain: the peer's report names its own peer, and so on, to
+  // the earliest report (a rank that published nothing died or exited, and
+  // the report before it names it as its peer).
+  std::vector<int> visited{rank_};
+  std::string earliest;
+  for (int hop = 0; hop < max_hops && peer >= 0 && peer < size_; ++hop) {
+    if (std::find(visited.begin(), visited.end(), peer) != visited.end()) break;
+    visited.push_back(peer);
+    auto report = failure_of(peer);
+    if (!report) break;
+    earliest = report->second;
+    peer = report->first;
+  }
+  return earliest.empty() ? "" : "first failure: " + earliest;
+}
+
+std::optional<std::pair<int, std::string>> FailureReport::failure_of(int rank) noexcept {
+  auto value = try_get(fail_key(rank));
+  return value ? split(*value) : std::nullopt;
+}
+
+}  // namespace rcoll::detail

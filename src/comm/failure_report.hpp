@@ -1,0 +1,55 @@
+// How a failure on one rank reaches the others' error messages, through
+// the bootstrap service's key-value store (write-once keys):
+//
+//   "abort"       "<rank>\n<reason>"  Comm::abort(); the first abort wins
+//   "fail/<rank>" "<peer>\n<error>"   this rank's communicator failed (peer
+//                                     -1: not caused by a peer)
+//
+// A rank publishes "fail/<rank>" before it closes its connections, so a
+// peer that sees the connection close can look up why; following the chain
+// of "peer" fields leads to the rank that failed first, or to one that
+// published nothing (it died, or exited without an rcoll error).
+//
+// Every bootstrap operation here is bounded and never throws: the lookups
+// add to an error, they never replace it.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <utility>
+#include <string>
+
+#include "bootstrap/bootstrap.hpp"
+
+namespace rcoll::detail {
+
+class FailureReport {
+ public:
+  FailureReport(bootstrap::Bootstrap& bootstrap, int rank, int size) noexcept
+      : bootstrap_(bootstrap), rank_(rank), size_(size) {}
+
+  // Publishes this rank's failure; `peer` is the rank the error named (-1: none).
+  void publish_failure(int peer, const std::string& what) noexcept;
+  // Publishes an abort of this rank (bounded by `bound`).
+  void publish_abort(const std::string& reason, std::chrono::milliseconds bound) noexcept;
+  // "rank 3 aborted: <reason>", if any rank aborted.
+  std::optional<std::string> find_abort() noexcept;
+  // What the others published about an error whose peer is `peer` (-1:
+  // none), as a clause to append: "rank 3 aborted: ...", or
+  // "first failure: <the earliest error along the chain from peer>", or ""
+  // when nothing is known beyond the error itself.
+  std::string explain(int peer) noexcept;
+  // What `rank` published about its failure: (its peer, its error).
+  std::optional<std::pair<int, std::string>> failure_of(int rank) noexcept;
+
+  static std::string fail_key(int rank);
+
+ private:
+  std::optional<std::string> try_get(const std::string& key) noexcept;
+
+  bootstrap::Bootstrap& bootstrap_;
+  int rank_;
+  int size_;
+};
+
+}  // namespace rcoll::detail

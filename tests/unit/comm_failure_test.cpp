@@ -1,0 +1,122 @@
+// What a failure leaves behind: a communicator that fails closes its
+// connections and publishes why, so its peers fail at once with an error
+// that names the first failure; Comm::abort ends the process with
+// abort_exit_code and its reason reaches the others. Ranks as threads over
+// TCP, joined through the in-memory bootstrap.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <vector>
+
+#include "bootstrap/in_memory.hpp"
+#include "comm/comm_impl.hpp"
+#include "comm/failure_report.hpp"
+#include "rcoll/rcoll.hpp"
+#include "support/run_ranks.hpp"
+
+namespace rcoll {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+void run_tcp_comms(int size, std::chrono::milliseconds timeout, const std::function<void(Comm&)>& body) {
+  auto rendezvous = std::make_shared<bootstrap::InMemoryRendezvous>(size);
+  test::run_ranks(size, [&](int rank) {
+    Options options;
+    options.rank = rank;
+    options.size = size;
+    options.bootstrap = "in-memory";
+    options.transport = TransportKind::tcp;
+    options.timeout = timeout;
+    auto join = [&](const std::string& blob, Deadline deadline) { return rendezvous->join(rank, blob, deadline); };
+    Comm comm(std::make_unique<detail::CommImpl>(options, join, nullptr));
+    body(comm);
+  });
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::vector<std::unique_ptr<bootstrap::Bootstrap>> join_all(bootstrap::InMemoryRendezvous& rendezvous, int size) {
+  std::vector<std::unique_ptr<bootstrap::Bootstrap>> b(static_cast<std::size_t>(size));
+  test::run_ranks(size, [&](int r) { b[static_cast<std::size_t>(r)] = rendezvous.join(r, "", Deadline::after(5s)); });
+  return b;
+}
+
+// Rank 3 fails on its own (a receive that times out after 300 ms) while the
+// others run allreduces with a 30 s timeout: they must all fail within a
+// few seconds, each naming rank 3's failure.
+TEST(CommFailure, AFailedRankClosesItsConnectionsAndPeersFailFastNamingIt) {
+  std::mutex mutex;
+  std::vector<std::string> errors;
+  auto start = Clock::now();
+  run_tcp_comms(4, 30s, [&](Comm& comm) {
+    std::vector<float> data(1 << 16, 1.0f);
+    comm.allreduce(std::span<float>(data), ReduceOp::sum);  // every connection is up
+    try {
+      if (comm.rank() == 3) {
+        comm.recv(data.data(), 1, DataType::float32, 2, 77, {.timeout = 300ms});
+      } else {
+        for (int i = 0; i < 1000; ++i) comm.allreduce(std::span<float>(data), ReduceOp::sum);
+      }
+      ADD_FAILURE() << "rank " << comm.rank() << " did not fail";
+    } catch (const Error& e) {
+      std::lock_guard lock(mutex);
+      errors.push_back(e.what());
+    }
+    EXPECT_THROW(comm.barrier(), IoError);  // unusable afterwards
+  });
+  EXPECT_LT(Clock::now() - start, 10s) << "peers waited for their own timeout";
+  ASSERT_EQ(errors.size(), 4u);
+  for (const auto& what : errors) {
+    if (what.rfind("rank 3:", 0) == 0) {
+      EXPECT_TRUE(contains(what, "recv from rank 2 tag 77: timed out waiting for rank(s) 2")) << what;
+    } else {
+      EXPECT_TRUE(contains(what, "first failure: rank 3: recv from rank 2 tag 77: timed out")) << what;
+    }
+  }
+}
+
+TEST(FailureReport, FollowsTheChainToTheEarliestReport) {
+  bootstrap::InMemoryRendezvous rendezvous(4);
+  auto b = join_all(rendezvous, 4);
+  detail::FailureReport(*b[3], 3, 4).publish_failure(2, "rank 3, peer 2: allreduce #5: peer closed the connection");
+  detail::FailureReport(*b[1], 1, 4).publish_failure(3, "rank 1, peer 3: allreduce #5: peer closed the connection");
+  detail::FailureReport zero(*b[0], 0, 4);
+  EXPECT_EQ(zero.explain(1), "first failure: rank 3, peer 2: allreduce #5: peer closed the connection");
+  EXPECT_EQ(zero.explain(2), "");  // rank 2 said nothing: the error names it already
+  EXPECT_EQ(zero.explain(-1), "");
+  EXPECT_FALSE(zero.find_abort());
+  detail::FailureReport(*b[2], 2, 4).publish_abort("out of\nmemory", 1s);
+  detail::FailureReport(*b[3], 3, 4).publish_abort("second abort loses", 1s);
+  EXPECT_EQ(zero.find_abort(), "rank 2 aborted: out of\nmemory");
+  EXPECT_EQ(zero.explain(1), "rank 2 aborted: out of\nmemory");
+}
+
+TEST(FailureReport, ACycleOfReportsEnds) {
+  bootstrap::InMemoryRendezvous rendezvous(3);
+  auto b = join_all(rendezvous, 3);
+  detail::FailureReport(*b[1], 1, 3).publish_failure(2, "one");
+  detail::FailureReport(*b[2], 2, 3).publish_failure(1, "two");
+  EXPECT_EQ(detail::FailureReport(*b[0], 0, 3).explain(1), "first failure: two");
+}
+
+// Ranks as threads: the abort ends the whole process, so it runs in a
+// death-test child; the survivors' view is the multi-process test's.
+TEST(CommAbortDeathTest, ExitsWithTheDocumentedStatusAndSaysWhy) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        Options o;
+        o.rank = 0;
+        o.size = 1;
+        Comm comm = Comm::create(o);
+        comm.abort("checkpoint directory is full");
+      },
+      ::testing::ExitedWithCode(abort_exit_code), "rcoll: rank 0 aborted: checkpoint directory is full");
+}
+
+}  // namespace
+}  // namespace rcoll
