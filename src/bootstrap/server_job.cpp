@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/log.hpp"
+#include "common/token.hpp"
 
 namespace rcoll::bootstrap {
 
@@ -11,18 +12,6 @@ using wire::MessageType;
 
 namespace {
 
-// Compares without an early exit, so the time taken does not reveal how
-// many leading bytes of a guessed token were right.
-bool same_token(std::string_view a, std::string_view b) {
-  std::size_t longest = std::max(a.size(), b.size());
-  unsigned diff = a.size() == b.size() ? 0u : 1u;
-  for (std::size_t i = 0; i < longest; ++i) {
-    unsigned char x = i < a.size() ? static_cast<unsigned char>(a[i]) : 0;
-    unsigned char y = i < b.size() ? static_cast<unsigned char>(b[i]) : 0;
-    diff |= static_cast<unsigned>(x ^ y);
-  }
-  return diff == 0;
-}
 
 std::string type_name(std::uint16_t type) {
   auto name = wire::to_string(static_cast<MessageType>(type));

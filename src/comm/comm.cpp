@@ -50,6 +50,10 @@ Comm Comm::create(const Options& options) {
     server->start();
     address = server->address();
     log::info("hosting the bootstrap service at {}", address);
+    if (options.job_token.empty())
+      log::warn("no job token (RCOLL_JOB_TOKEN is unset): anyone who reaches {} can join this job; "
+                "give every rank the same random RCOLL_JOB_TOKEN (rcoll-run does this itself)",
+                address);
   }
   auto join = [&](const std::string& blob, Deadline deadline) {
     bootstrap::JoinRequest request{address, options.job_token, options.rank, options.size, blob};

@@ -16,10 +16,11 @@ namespace {
 
 constexpr std::chrono::milliseconds max_delay{100};
 
-// Errors that mean "not listening yet" or a transient network state.
-bool retryable(int error) {
-  return error == ECONNREFUSED || error == ETIMEDOUT || error == EAGAIN || error == ECONNABORTED;
-}
+// Transient network states. Not ECONNREFUSED: every rank listens before it
+// joins the job and dials only after, so a refusal means the peer's
+// process (or its communicator) is gone, and retrying would only delay
+// the error until the connect timeout.
+bool retryable(int error) { return error == ETIMEDOUT || error == EAGAIN || error == ECONNABORTED; }
 
 }  // namespace
 
@@ -85,7 +86,9 @@ void Dialer::after_connect_error(int error) {
   if (!retryable(error) || now >= deadline_) {
     auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(params_.timeout).count();
     return fail("connect: " + net::errno_text(error) +
-                (retryable(error) ? "; gave up after " + std::to_string(ms) + " ms" : std::string()));
+                (retryable(error) ? "; gave up after " + std::to_string(ms) + " ms"
+                 : error == ECONNREFUSED ? " (the peer no longer listens: its process or communicator is gone)"
+                                         : std::string()));
   }
   retry_at_ = std::min(now + delay_, deadline_);
   delay_ = std::min(delay_ * 2, max_delay);

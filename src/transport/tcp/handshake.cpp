@@ -5,6 +5,7 @@
 #include <cerrno>
 
 #include "common/socket_util.hpp"
+#include "common/token.hpp"
 
 namespace rcoll::transport::tcp {
 
@@ -49,7 +50,7 @@ RefuseReason check_hello(const Hello& hello, const std::string& token, int self,
   if (hello.magic != hello_magic || hello.version != wire_version || hello.kind != HelloKind::hello)
     return RefuseReason::bad_version;
   if (hello.size != size) return RefuseReason::bad_size;
-  if (token != job_token) return RefuseReason::bad_token;
+  if (!same_token(token, job_token)) return RefuseReason::bad_token;
   if (hello.rank < 0 || hello.rank >= size || hello.rank == self) return RefuseReason::bad_rank;
   return RefuseReason::none;
 }

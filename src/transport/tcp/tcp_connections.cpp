@@ -129,8 +129,14 @@ bool TcpTransport::accept_all() {
       continue;
     }
     std::string from = net::peer_address(fd.get());
+    // Genuine ranks need at most one handshake each (plus a few redials);
+    // more means someone else is knocking: turn them away, not the job.
+    if (inbound_.size() >= static_cast<std::size_t>(config_.size) + max_extra_handshakes) {
+      log::warn("rank {}: tcp accept: refusing {}: {} handshakes already pending", config_.rank, from, inbound_.size());
+      continue;  // fd closes here
+    }
     inbound_.emplace(id, std::make_unique<InboundHandshake>(std::move(fd), std::move(from)));
-    schedule(Clock::now() + config_.connect_timeout);
+    schedule(Clock::now() + handshake_limit());
     accepted = true;
   }
   return accepted;
@@ -203,6 +209,12 @@ void TcpTransport::admit(InboundHandshake& inbound) {
     dialer.reset();
 }
 
+// A genuine peer sends its hello right after connecting: a silent client
+// holds a slot for this long at most.
+std::chrono::milliseconds TcpTransport::handshake_limit() const {
+  return std::min<std::chrono::milliseconds>(config_.connect_timeout, std::chrono::seconds(10));
+}
+
 // Retries backed-off dials and drops handshakes that never completed.
 bool TcpTransport::run_timers() {
   auto now = Clock::now();
@@ -218,13 +230,13 @@ bool TcpTransport::run_timers() {
   }
   std::vector<std::uint32_t> expired;
   for (const auto& [id, inbound] : inbound_) {
-    auto limit = inbound->since() + config_.connect_timeout;
+    auto limit = inbound->since() + handshake_limit();
     if (now >= limit)
       expired.push_back(id);
     else
       schedule(limit);
   }
-  for (std::uint32_t id : expired) drop_inbound(id, "no handshake within the connect timeout");
+  for (std::uint32_t id : expired) drop_inbound(id, "no handshake within the handshake limit");
   return moved || !expired.empty();
 }
 

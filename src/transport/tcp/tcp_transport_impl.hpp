@@ -64,6 +64,9 @@ class TcpTransport final : public Transport {
   void admit(InboundHandshake& inbound);
   void drop_inbound(std::uint32_t id, const std::string& why);
   bool run_timers();
+  std::chrono::milliseconds handshake_limit() const;
+  // Pending inbound handshakes allowed beyond one per rank.
+  static constexpr std::size_t max_extra_handshakes = 64;
   void schedule(Clock::time_point when) { next_timer_ = std::min(next_timer_, when); }
 
   TransportConfig config_;
