@@ -98,6 +98,11 @@ setup_dummy() {
 # arrive on a veth end, so the traffic really crosses the pair.
 setup_veth() {
 	modprobe veth && ip link add rxveth0 type veth peer name rxveth1 || fail "veth pair"
+	# A veth end hands packets to the per-CPU backlog (default 1000); under
+	# a loaded host the guest drains it late, drops become RC retransmits,
+	# and Soft-RoCE's retransmit path once failed a WRITE_WITH_IMM as a
+	# "remote invalid request" (a two-devices job, host at load 10).
+	echo 100000 >/proc/sys/net/core/netdev_max_backlog || true
 	ip addr add 192.0.2.1/24 dev rxveth0 && ip addr add 192.0.2.2/24 dev rxveth1 &&
 		ip link set rxveth0 up && ip link set rxveth1 up || fail "ip veth"
 	add_rxe rxe0 rxveth0 192.0.2.1
