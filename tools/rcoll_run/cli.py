@@ -25,7 +25,12 @@ def _build_parser():
     p = argparse.ArgumentParser(
         prog="rcoll-run",
         usage="%(prog)s -n N [options] [--] program [args...]",
-        description="Run an rcoll job: N ranks of a program, with the bootstrap service.")
+        description="Run an rcoll job: N ranks of a program, with the bootstrap service.",
+        epilog="Signals: SIGINT/SIGTERM/SIGHUP are forwarded to every rank. SIGUSR1 asks every "
+               "rank for its state: each prints one 'rcoll status:' line (what it waits for, or "
+               "its last call); RCOLL_STATUS_SIGNAL=1 is set for this. A rank that called "
+               "comm.abort(reason) exits with status 70 and is reported with its reason; the "
+               "others are stopped and rcoll-run exits non-zero.")
     p.add_argument("-n", "--np", dest="size", type=int, metavar="N",
                    help="number of ranks (default with --hosts: all slots)")
     p.add_argument("--transport", choices=TRANSPORTS,
