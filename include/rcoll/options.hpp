@@ -39,6 +39,11 @@ struct Options {
   // MismatchError when the calls differ. Costs one extra exchange through
   // rank 0 per collective; meant for debugging.
   bool check = false;
+  // RCOLL_CALIBRATE (default 1): at creation, ranks 0 and 1 measure the
+  // link's latency and bandwidth and rank 0 the reduction speed (a few ms),
+  // and the algorithm choice uses those figures; 0 uses fixed per-transport
+  // estimates instead. Must be the same on every rank. Ignored for one rank.
+  bool calibrate = true;
 };
 
 // Per-call settings: the trailing, optional argument of every blocking call

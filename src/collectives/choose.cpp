@@ -1,12 +1,13 @@
-// Algorithm choice: the cheapest algorithm under the cost model, and a
-// table of the choices by size so that tuning explains itself.
+// Algorithm choice: the cheapest algorithm under the cost model, and the
+// table of the choices by size that the communicator reads per call.
+#include "collectives/choose.hpp"
+
 #include <spdlog/fmt/fmt.h>
 
 #include <array>
 #include <string>
 
 #include "collectives/collectives.hpp"
-#include "collectives/cost_model.hpp"
 #include "common/log.hpp"
 
 namespace rcoll::collectives {
@@ -14,23 +15,20 @@ namespace {
 
 constexpr std::array allreduce_candidates{AllreduceAlgo::recursive_doubling, AllreduceAlgo::tree, AllreduceAlgo::ring};
 constexpr std::array bcast_candidates{BcastAlgo::binomial, BcastAlgo::scatter_allgather, BcastAlgo::chain};
+// A later candidate must beat the best so far by this relative margin.
+constexpr double tie_margin = 1e-9;
 
-AllreduceAlgo cheapest_allreduce(std::size_t bytes, int size, const transport::Capabilities& caps) {
-  if (size <= 1) return AllreduceAlgo::recursive_doubling;
-  const LinkCost link = estimated_link_cost(caps);
-  AllreduceAlgo best = allreduce_candidates.front();
-  for (AllreduceAlgo algo : allreduce_candidates)
-    if (allreduce_cost(algo, bytes, size, link) < allreduce_cost(best, bytes, size, link)) best = algo;
-  return best;
-}
-
-BcastAlgo cheapest_bcast(std::size_t bytes, int size, const transport::Capabilities& caps) {
-  if (size <= 1) return BcastAlgo::binomial;
-  const LinkCost link = estimated_link_cost(caps);
-  const std::size_t segment = modelled_segment(caps);
-  BcastAlgo best = bcast_candidates.front();
-  for (BcastAlgo algo : bcast_candidates)
-    if (bcast_cost(algo, bytes, size, link, segment) < bcast_cost(best, bytes, size, link, segment)) best = algo;
+template <typename Algo, typename Cost, std::size_t N>
+Algo argmin(const std::array<Algo, N>& candidates, Cost cost) {
+  Algo best = candidates.front();
+  double best_cost = cost(best);
+  for (Algo algo : candidates) {
+    const double c = cost(algo);
+    if (c < best_cost * (1 - tie_margin)) {
+      best = algo;
+      best_cost = c;
+    }
+  }
   return best;
 }
 
@@ -46,63 +44,97 @@ std::string human_bytes(std::size_t bytes) {
   return fmt::format("{:.4g} {}", value, units[unit]);
 }
 
-// Lines "  [from, to) -> algo" for sizes 0 .. 2^max_exponent, with the exact
-// switch points (found by bisection between powers of two).
-constexpr int max_exponent = 34;
+// Sorted last sizes of the pieces on which every cost is linear in the size.
+std::vector<std::size_t> piece_ends(std::size_t segment) {
+  std::vector<std::size_t> ends{0};
+  for (int e = 0; e <= ChoiceTable::max_exponent; ++e) ends.push_back(std::size_t{1} << e);
+  for (std::size_t k = 1; segment > 0 && k <= ChoiceTable::exact_segments; ++k) ends.push_back(k * segment);
+  std::sort(ends.begin(), ends.end());
+  ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
+  return ends;
+}
 
-template <typename Choose>
-void append_ranges(std::string& out, Choose choose) {
-  std::size_t from = 0;
-  auto current = choose(0);
-  auto emit = [&](std::size_t to, bool last) {
-    fmt::format_to(std::back_inserter(out), "  {:>10} .. {:<12} {}\n", human_bytes(from),
-                   last ? std::string("and up") : human_bytes(to), to_string(current));
-  };
-  std::size_t previous = 0;
-  for (int e = 0; e <= max_exponent; ++e) {
-    const std::size_t probe = std::size_t{1} << e;
-    if (choose(probe) == current) {
-      previous = probe;
-      continue;
+// On a piece [start, end] each algorithm wins on one interval (or none),
+// so from a size where `current` wins, "still current" is true and then
+// false: bisection finds each switch exactly.
+template <typename Algo, typename Choose>
+std::vector<SizeRange<Algo>> build_ranges(Choose choose, const std::vector<std::size_t>& ends) {
+  std::vector<SizeRange<Algo>> ranges{{0, choose(0)}};
+  std::size_t start = 0;
+  for (std::size_t end : ends) {
+    std::size_t x = start;
+    if (Algo a = choose(x); a != ranges.back().algo) ranges.push_back({x, a});
+    while (choose(end) != ranges.back().algo) {
+      const Algo current = ranges.back().algo;
+      std::size_t lo = x, hi = end;  // choose(lo) == current != choose(hi)
+      while (hi - lo > 1) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        (choose(mid) == current ? lo : hi) = mid;
+      }
+      ranges.push_back({hi, choose(hi)});
+      x = hi;
     }
-    std::size_t lo = previous, hi = probe;  // choose(lo) == current != choose(hi)
-    while (hi - lo > 1) {
-      const std::size_t mid = lo + (hi - lo) / 2;
-      (choose(mid) == current ? lo : hi) = mid;
-    }
-    emit(hi, false);
-    from = hi;
-    current = choose(hi);
-    previous = probe;
+    start = end + 1;
   }
-  emit(0, true);
+  return ranges;
+}
+
+template <typename Algo>
+void append_ranges(std::string& out, const char* name, const std::vector<SizeRange<Algo>>& ranges) {
+  out += name;
+  out += ":\n";
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    const bool last = i + 1 == ranges.size();
+    fmt::format_to(std::back_inserter(out), "  {:>10} .. {:<12} -> {}\n", human_bytes(ranges[i].from),
+                   last ? std::string("and up") : human_bytes(ranges[i + 1].from), to_string(ranges[i].algo));
+  }
 }
 
 }  // namespace
 
+AllreduceAlgo cheapest_allreduce(std::size_t bytes, int size, const LinkCost& link) {
+  if (size <= 1) return AllreduceAlgo::recursive_doubling;
+  return argmin(allreduce_candidates, [&](AllreduceAlgo a) { return allreduce_cost(a, bytes, size, link); });
+}
+
+BcastAlgo cheapest_bcast(std::size_t bytes, int size, const LinkCost& link, std::size_t segment) {
+  if (size <= 1) return BcastAlgo::binomial;
+  return argmin(bcast_candidates, [&](BcastAlgo a) { return bcast_cost(a, bytes, size, link, segment); });
+}
+
+ChoiceTable::ChoiceTable(int size, const LinkCost& link, std::size_t segment)
+    : size_(size), link_(link), segment_(std::max<std::size_t>(segment, 1)) {
+  allreduce_ = build_ranges<AllreduceAlgo>([&](std::size_t b) { return cheapest_allreduce(b, size_, link_); },
+                                           piece_ends(0));
+  bcast_ = build_ranges<BcastAlgo>([&](std::size_t b) { return cheapest_bcast(b, size_, link_, segment_); },
+                                   piece_ends(segment_));
+}
+
+std::string ChoiceTable::describe(std::string_view source) const {
+  std::string out = fmt::format(
+      "algorithm choice on {} ranks ({}: alpha {:.3g} us, beta {:.3g} GB/s link, gamma {:.3g} GB/s reduce; "
+      "{} segments)\n",
+      size_, source, link_.alpha * 1e6, 1e-9 / link_.beta, 1e-9 / link_.gamma, human_bytes(segment_));
+  append_ranges(out, "allreduce", allreduce_);
+  append_ranges(out, "bcast", bcast_);
+  out.pop_back();  // the last line's newline: the caller ends the text
+  return out;
+}
+
 AllreduceAlgo choose_allreduce(std::size_t bytes, int size, const transport::Capabilities& caps) {
-  const AllreduceAlgo algo = cheapest_allreduce(bytes, size, caps);
+  const AllreduceAlgo algo = cheapest_allreduce(bytes, size, fallback_link_cost(caps));
   log::debug("allreduce of {} bytes on {} ranks: {}", bytes, size, to_string(algo));
   return algo;
 }
 
 BcastAlgo choose_bcast(std::size_t bytes, int size, const transport::Capabilities& caps) {
-  const BcastAlgo algo = cheapest_bcast(bytes, size, caps);
+  const BcastAlgo algo = cheapest_bcast(bytes, size, fallback_link_cost(caps), modelled_segment(caps));
   log::debug("bcast of {} bytes on {} ranks: {}", bytes, size, to_string(algo));
   return algo;
 }
 
 std::string describe_choices(int size, const transport::Capabilities& caps) {
-  const LinkCost link = estimated_link_cost(caps);
-  std::string out = fmt::format("algorithm choice on {} ranks (model: alpha {:.3g} us, {:.3g} GB/s link, "
-                                "{:.3g} GB/s reduce, {} segments)\n",
-                                size, link.alpha * 1e6, 1e-9 / link.beta, 1e-9 / link.gamma,
-                                human_bytes(modelled_segment(caps)));
-  out += "allreduce:\n";
-  append_ranges(out, [&](std::size_t bytes) { return cheapest_allreduce(bytes, size, caps); });
-  out += "bcast:\n";
-  append_ranges(out, [&](std::size_t bytes) { return cheapest_bcast(bytes, size, caps); });
-  return out;
+  return ChoiceTable(size, fallback_link_cost(caps), modelled_segment(caps)).describe("fallback estimate");
 }
 
 }  // namespace rcoll::collectives

@@ -41,7 +41,10 @@ void allreduce(const Context& ctx, AllreduceAlgo algo, const void* send, void* r
 void bcast(const Context& ctx, BcastAlgo algo, void* buf, std::size_t bytes, int root);
 void barrier(const Context& ctx);
 
-// Algorithm choice by message size and world size (cost model in docs/PERFORMANCE.md).
+// Algorithm choice by message size and world size (cost model in
+// docs/PERFORMANCE.md) with the FALLBACK link estimates of the transport
+// (fallback_link_cost). The communicator instead reads a ChoiceTable
+// (choose.hpp) built once from the measured link (calibration.hpp).
 AllreduceAlgo choose_allreduce(std::size_t bytes, int size, const transport::Capabilities& caps);
 BcastAlgo choose_bcast(std::size_t bytes, int size, const transport::Capabilities& caps);
 // What the two functions above choose on `size` ranks, as printable lines

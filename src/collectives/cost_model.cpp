@@ -1,13 +1,14 @@
 #include "collectives/cost_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "collectives/schedule.hpp"
 
 namespace rcoll::collectives {
 
-LinkCost estimated_link_cost(const transport::Capabilities& caps) {
+LinkCost fallback_link_cost(const transport::Capabilities& caps) {
   if (caps.remote_write) {
     // RDMA: a few microseconds per message, ~100 Gbit/s.
     return {3e-6, 1.0 / 12e9, 1.0 / 10e9};
@@ -15,6 +16,11 @@ LinkCost estimated_link_cost(const transport::Capabilities& caps) {
   // TCP (and in-process): loopback moves 6-7 GB/s per stream; a message costs
   // ~5 us busy-polling and tens of us once a wait blocks (docs/GUIDE facts).
   return {15e-6, 1.0 / 5e9, 1.0 / 10e9};
+}
+
+bool plausible(const LinkCost& link) {
+  auto ok = [](double v) { return std::isfinite(v) && v > 0; };
+  return ok(link.alpha) && ok(link.beta) && ok(link.gamma);
 }
 
 std::size_t modelled_segment(const transport::Capabilities& caps) {

@@ -15,10 +15,15 @@ struct LinkCost {
   double gamma = 0;  // seconds per byte reduced
 };
 
-// Fixed per-transport estimates; the only place these constants live.
-// TODO(calibration issue): measure alpha/beta/gamma at start-up (ping-pong
-// and a streaming probe over the real transport) and pass them in instead.
-LinkCost estimated_link_cost(const transport::Capabilities& caps);
+// The FALLBACK: fixed per-transport estimates, used only when calibration
+// is off (RCOLL_CALIBRATE=0, one-rank jobs) and by callers that have no
+// communicator (collectives::allreduce with `automatic`). The only place
+// these constants live; the communicator normally measures alpha/beta/gamma
+// at start-up instead (calibration.hpp).
+LinkCost fallback_link_cost(const transport::Capabilities& caps);
+
+// True when every field is positive and finite (a usable measurement).
+bool plausible(const LinkCost& link);
 
 // Pipeline segment the model assumes for the transport (preferred_segment, or 1 MiB).
 std::size_t modelled_segment(const transport::Capabilities& caps);

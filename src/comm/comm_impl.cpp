@@ -56,9 +56,11 @@ CommImpl::CommImpl(const Options& options, const JoinFunction& join,
   if (status_signal_requested()) status::enable_signal();
   status::track(state_);
   log::info("joined: rank {} of {}, transport {}", options_.rank, options_.size, transport_name_);
+  link_model_ = calibrate_link(options_, *transport_, *bootstrap_, deadline);
+  choices_.emplace(options_.size, link_model_.link, segment_bytes());
+  if (link_model_.measured) log::debug("calibration took {:.2f} ms", link_model_.seconds * 1e3);
   if (options_.rank == 0 && log::get().should_log(spdlog::level::info))
-    log::info("algorithm choice for {} ranks over {}:\n{}", options_.size, transport_name_,
-              collectives::describe_choices(options_.size, transport_->capabilities()));
+    log::info("transport {}: {}", transport_name_, choices_->describe(link_model_.source()));
 }
 
 CommImpl::~CommImpl() = default;
@@ -81,12 +83,12 @@ std::size_t CommImpl::segment_bytes() const {
 
 AllreduceAlgo CommImpl::allreduce_algo_for(std::size_t bytes) const {
   if (options_.allreduce_algo != AllreduceAlgo::automatic) return options_.allreduce_algo;
-  return collectives::choose_allreduce(bytes, size(), capabilities());
+  return choices_->allreduce(bytes);
 }
 
 BcastAlgo CommImpl::bcast_algo_for(std::size_t bytes) const {
   if (options_.bcast_algo != BcastAlgo::automatic) return options_.bcast_algo;
-  return collectives::choose_bcast(bytes, size(), capabilities());
+  return choices_->bcast(bytes);
 }
 
 void CommImpl::ensure_usable(const LazyText& label) const {

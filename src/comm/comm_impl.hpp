@@ -18,11 +18,13 @@
 
 #include "bootstrap/bootstrap.hpp"
 #include "bootstrap/tcp_server.hpp"
+#include "collectives/choose.hpp"
 #include "comm/call_info.hpp"
 #include "comm/call_state.hpp"
 #include "comm/call_watch.hpp"
 #include "comm/failure_report.hpp"
 #include "comm/hang_diagnosis.hpp"
+#include "comm/link_calibration.hpp"
 #include "common/lazy_text.hpp"
 #include "rcoll/errors.hpp"
 #include "rcoll/options.hpp"
@@ -67,8 +69,13 @@ class CommImpl {
   // See Comm::abort.
   [[noreturn]] void abort(const std::string& reason);
 
-  // The algorithm `allreduce`/`bcast` would use for a message of `bytes`.
+  // The algorithm `allreduce`/`bcast` would use for a message of `bytes`:
+  // the option when set, else the choice table (a short search, no model).
+  // Callable on a broken communicator.
   AllreduceAlgo allreduce_algo_for(std::size_t bytes) const;
+  // The link model measured (or assumed) at creation, and the table built from it.
+  const LinkModel& link_model() const noexcept { return link_model_; }
+  const collectives::ChoiceTable& choices() const noexcept { return *choices_; }
   BcastAlgo bcast_algo_for(std::size_t bytes) const;
 
  private:
@@ -112,6 +119,10 @@ class CommImpl {
   std::string transport_name_;
   std::optional<HangDiagnosis> diagnosis_;
   std::optional<FailureReport> failures_;
+  // Algorithm per message size, built once at creation from the (measured
+  // or fallback) link model; identical on every rank.
+  LinkModel link_model_;
+  std::optional<collectives::ChoiceTable> choices_;
   std::shared_ptr<CallState> state_;
   std::uint64_t sequence_ = 0;
   std::string broken_reason_;

@@ -90,6 +90,10 @@ void read_tuning(Options& options) {
     if (*text != "0" && *text != "1") throw InvalidArgument("RCOLL_CHECK='" + *text + "' must be 0 or 1");
     options.check = *text == "1";
   }
+  if (auto text = env("RCOLL_CALIBRATE")) {
+    if (*text != "0" && *text != "1") throw InvalidArgument("RCOLL_CALIBRATE='" + *text + "' must be 0 or 1");
+    options.calibrate = *text == "1";
+  }
   if (auto text = env("RCOLL_TIMEOUT")) {
     char* end = nullptr;
     double seconds = std::strtod(text->c_str(), &end);
