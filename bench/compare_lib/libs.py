@@ -1,0 +1,108 @@
+"""The libraries compared, what each needs installed, and the command that
+runs one benchmark job of N ranks on this machine over loopback TCP."""
+
+import glob
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+
+PEERS = ("openmpi", "mpich", "gloo")
+ALL_LIBS = ("rcoll",) + PEERS
+INSTALL_HINT = "scripts/install-peers.sh (or bench/compare --install)"
+
+
+@dataclass(frozen=True)
+class Library:
+    name: str
+    label: str          # how tables and plots name it
+    packages: tuple     # Debian packages it needs
+    tools: tuple        # executables or files that must exist
+
+
+LIBRARIES = {
+    "rcoll": Library("rcoll", "rcoll tcp", (), ()),
+    "rcoll-rdma": Library("rcoll-rdma", "rcoll rdma", (), ()),
+    "openmpi": Library("openmpi", "Open MPI (ob1, tcp)", ("openmpi-bin", "libopenmpi-dev"),
+                       ("mpicxx.openmpi", "mpirun.openmpi")),
+    "mpich": Library("mpich", "MPICH (ucx tcp)", ("mpich", "libmpich-dev"),
+                     ("mpicxx.mpich", "mpiexec.mpich")),
+    "gloo": Library("gloo", "Gloo (tcp)", ("libgloo-dev",), ("/usr/include/gloo/allreduce.h",)),
+}
+
+# Open MPI: the ob1 point-to-point layer with only the self and TCP
+# transports (no shared memory), on the loopback interface.
+OPENMPI_FLAGS = ["--mca", "pml", "ob1", "--mca", "btl", "self,tcp",
+                 "--mca", "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo",
+                 "--bind-to", "none", "--oversubscribe"]
+# MPICH (Debian: ch4 over UCX): every rank treated as remote (no shared
+# memory) and UCX restricted to TCP on the loopback device.
+MPICH_ENV = {"MPIR_CVAR_NOLOCAL": "1", "UCX_TLS": "tcp", "UCX_NET_DEVICES": "lo"}
+
+
+def _present(tool):
+    return os.path.exists(tool) if tool.startswith("/") else shutil.which(tool) is not None
+
+
+def missing_packages(name):
+    """Debian packages of `name` that are not installed (by dpkg-query),
+    plus a note when a needed tool is still absent."""
+    lib = LIBRARIES[name]
+    missing = []
+    for package in lib.packages:
+        probe = subprocess.run(["dpkg-query", "-W", "-f=${Status}", package],
+                               capture_output=True, text=True, check=False)
+        if "install ok installed" not in probe.stdout:
+            missing.append(package)
+    if not missing and not all(_present(t) for t in lib.tools):
+        missing.append("(" + ", ".join(t for t in lib.tools if not _present(t)) + " not found)")
+    return missing
+
+
+def rdma_device():
+    """(name or None, note): an InfiniBand/RoCE device with an ACTIVE port."""
+    for state_file in sorted(glob.glob("/sys/class/infiniband/*/ports/*/state")):
+        try:
+            with open(state_file, encoding="ascii") as f:
+                if "ACTIVE" in f.read():
+                    device = state_file.split("/")[4]
+                    return device, f"RDMA device {device} is active: rcoll is also measured over rdma"
+        except OSError:
+            continue
+    return None, "no RDMA device with an active port (/sys/class/infiniband): rcoll over rdma not measured"
+
+
+@dataclass
+class Paths:
+    root: str        # the repository
+    build: str       # rcoll's build tree
+    peers: str       # where the peer programs are built
+
+    def rcoll_bench(self):
+        return os.path.join(self.build, "bench", "rcoll-bench")
+
+    def peer(self, program):
+        return os.path.join(self.peers, program)
+
+
+def job(name, ranks, bench_args, paths, is_root):
+    """(argv, extra environment, per-rank env or None) of one job.
+    Gloo has no launcher: per-rank env lists one environment per process."""
+    if name in ("rcoll", "rcoll-rdma"):
+        transport = "rdma" if name == "rcoll-rdma" else "tcp"
+        argv = [os.path.join(paths.root, "tools", "rcoll-run"), "-n", str(ranks), "--transport", transport,
+                "--no-tag-output", "--", paths.rcoll_bench()] + bench_args
+        env = {"RCOLL_BOOTSTRAPD": os.path.join(paths.build, "tools", "rcoll-bootstrapd")}
+        return argv, env, None
+    if name == "openmpi":
+        root = ["--allow-run-as-root"] if is_root else []
+        argv = ["mpirun.openmpi", "-n", str(ranks)] + root + OPENMPI_FLAGS + [
+            paths.peer("mpi_bench_openmpi")] + bench_args
+        return argv, {}, None
+    if name == "mpich":
+        argv = ["mpiexec.mpich", "-n", str(ranks), paths.peer("mpi_bench_mpich")] + bench_args
+        return argv, dict(MPICH_ENV), None
+    if name == "gloo":
+        per_rank = [{"PEER_RANK": str(r), "PEER_SIZE": str(ranks)} for r in range(ranks)]
+        return [paths.peer("gloo_bench")] + bench_args, {}, per_rank
+    raise ValueError(f"unknown library {name!r}")

@@ -1,0 +1,231 @@
+"""bench/compare: the command line and the whole run."""
+
+import argparse
+import datetime
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+from . import build, plots, report, results, schedule, sweep, targets
+from . import execute
+from . import libs as libraries
+
+LIMIT_SIZES, QUICK_LIMIT_SIZES = [1 << 20, 16 << 20, 64 << 20], [1 << 20]
+
+
+def log(text):
+    print(text, file=sys.stderr, flush=True)
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="bench/compare", description=(
+        "Runs the same collective sweep (float32 sum, 8 B .. 64 MiB with odd sizes) for rcoll over TCP "
+        "(and RDMA when a device is active), Open MPI (ob1, tcp only), MPICH (tcp only) and Gloo (tcp) "
+        "on this machine over loopback, alternating libraries, and reports medians over repetitions: "
+        "markdown tables, JSON, PNG plots."))
+    p.add_argument("--ranks", default="2,3,4", help="rank counts (default 2,3,4)")
+    p.add_argument("--ops", default="allreduce,bcast", help="allreduce,bcast (default both)")
+    p.add_argument("--libs", default=",".join(libraries.ALL_LIBS), help="rcoll,openmpi,mpich,gloo (default all)")
+    p.add_argument("--reps", type=int, default=3, help="repetitions of every job (default 3)")
+    p.add_argument("--quick", action="store_true", help="a short sweep (8 B .. 1 MiB, 6 sizes) for smoke tests")
+    p.add_argument("--out", default="compare-out", help="output directory (default compare-out)")
+    p.add_argument("--doc", help="rewrite the block between <!-- compare:begin --> and <!-- compare:end --> "
+                   "in this file; plots are copied to perf/ next to it")
+    p.add_argument("--build-dir", default="build", help="rcoll's build tree (default build)")
+    p.add_argument("--peers-dir", help="where the peer programs are built (default <build-dir>/peers)")
+    p.add_argument("--install", action="store_true", help="run scripts/install-peers.sh first")
+    p.add_argument("--job-timeout", type=float, default=600, help="seconds one job may take (default 600)")
+    p.add_argument("--from-json", metavar="FILE", help="measure nothing: redo the tables, plots and --doc "
+                   "block from an earlier run's compare.json (its command and machine are kept)")
+    p.add_argument("--max-load", type=float, help="first wait (at most 10 min) for a 1-minute load below this")
+    args = p.parse_args(argv)
+    args.ranks = [int(r) for r in args.ranks.split(",")]
+    args.ops = args.ops.split(",")
+    args.libs = args.libs.split(",")
+    for op in args.ops:
+        if op not in ("allreduce", "bcast"):
+            p.error(f"unknown op {op!r}")
+    for lib in args.libs:
+        if lib not in libraries.ALL_LIBS:
+            p.error(f"unknown library {lib!r} (known: {', '.join(libraries.ALL_LIBS)})")
+    if args.reps < 1 or any(r < 2 for r in args.ranks):
+        p.error("--reps must be >= 1 and every rank count >= 2")
+    return args
+
+
+def choose_libraries(args, root, notes):
+    """The libraries to run, in order; a note for each one skipped."""
+    if args.install:
+        subprocess.run([os.path.join(root, "scripts", "install-peers.sh")], check=True)
+    chosen = []
+    for lib in args.libs:
+        missing = libraries.missing_packages(lib) if lib in libraries.PEERS else []
+        if missing:
+            notes.append(f"{lib} skipped: missing {' '.join(missing)}; run {libraries.INSTALL_HINT}")
+            continue
+        chosen.append(lib)
+    device, note = libraries.rdma_device()
+    notes.append(note)
+    if device and "rcoll" in chosen:
+        chosen.insert(chosen.index("rcoll") + 1, "rcoll-rdma")
+    return chosen
+
+
+def build_peers(chosen, paths, root, notes):
+    status = build.build(root, paths.peers, build.programs_for(chosen), log)
+    for program, error in status.items():
+        if error:
+            notes.append(f"{program}: {error.splitlines()[0]}")
+            log(error)
+    needs = {"openmpi": "mpi_bench_openmpi", "mpich": "mpi_bench_mpich", "gloo": "gloo_bench"}
+    kept = [lib for lib in chosen if lib not in needs or not status.get(needs[lib])]
+    limits_ok = not status.get("tcp_stream") and not status.get("memcpy_bw")
+    return kept, limits_ok
+
+
+def measure_limits(paths, quick, notes):
+    sizes = QUICK_LIMIT_SIZES if quick else LIMIT_SIZES
+    found = {}
+    for program in ("tcp_stream", "memcpy_bw"):
+        doc, note = execute.run_limit(program, paths, sizes, 3 if quick else 5, 300)
+        if doc:
+            found[program] = doc
+        else:
+            notes.append(note)
+    return found
+
+
+def wait_for_load(limit):
+    deadline = time.monotonic() + 600
+    while os.getloadavg()[0] >= limit and time.monotonic() < deadline:
+        log(f"compare: load {os.getloadavg()[0]:.2f} >= {limit}: waiting")
+        time.sleep(15)
+
+
+def render(meta, grouped, order, evaluation, limits, plot_links):
+    peers = [lib for lib in order if lib in libraries.PEERS]
+    parts = [f"Run of {meta['date']} (UTC): `{meta['command']}`", "",
+             f"Machine: `{meta['machine']['uname']}`; {meta['machine']['nproc']} CPUs, "
+             f"{meta['machine']['cpu']}; load average before {meta['load_before']}, after {meta['load_after']}.",
+             "", "Libraries: " + "; ".join(f"{lib}: {meta['versions'].get(lib, '?')}" for lib in order), ""]
+    parts += [f"- {note}" for note in meta["notes"]] + [""]
+    parts += ["To rerun on a fresh clone: `scripts/setup.sh && scripts/install-peers.sh && bench/compare --doc "
+              "docs/PERFORMANCE.md` (raw repetitions in `compare-out/compare.json`).", ""]
+    parts += [meta["method"], "", "#### Targets", "", targets.markdown(evaluation), "",
+              "#### Physical limits", "", report.limits_markdown(limits, grouped), ""]
+    if plot_links:
+        parts += ["#### Plots", ""] + [f"![{name}]({link})" for name, link in plot_links] + [""]
+    tables = [report.table(op, ranks, libs, order, peers) for (op, ranks), libs in sorted(grouped.items())]
+    parts += ["#### Tables", "", "<details><summary>Median time (µs) and busbw (GB/s) per size</summary>", "",
+              "\n\n".join(tables).replace("### ", "##### "), "", "</details>"]
+    return "\n".join(parts) + "\n"
+
+
+METHOD = ("Method: every library runs the same sizes (float32 elements: 2^k, 3·2^k and 2^k+1; {sizes}) "
+          "with the same loop: warm-up, barrier, each iteration timed on its own, per iteration the slowest "
+          "rank, median over iterations; iterations per size band: {bands}; `--check` (exact integer data, every "
+          "element compared). Per (op, ranks, band) the jobs alternate between libraries, rotating the order each "
+          "repetition; cells are medians over {reps} repetitions. busbw: allreduce algbw·2(n−1)/n, bcast algbw. "
+          "Open MPI: `mpirun --mca pml ob1 --mca btl self,tcp --mca btl_tcp_if_include lo --bind-to none "
+          "--oversubscribe`; MPICH: `MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp UCX_NET_DEVICES=lo mpiexec`; Gloo: TCP "
+          "device on 127.0.0.1, file-store rendezvous; rcoll: `tools/rcoll-run --transport tcp`. A job slower than "
+          f"{schedule.SLOW_FACTOR}× the fastest library's same job (at least {schedule.MIN_TIMEOUT_S} s) is stopped, "
+          "not run again, and its cells stay empty (see the notes).")
+
+
+def _exit_on_signal(signum, _frame):
+    # SystemExit unwinds through execute.run_processes, which stops the
+    # job's process groups (they run in sessions of their own).
+    raise SystemExit(128 + signum)
+
+
+def measure(args, argv):
+    """Runs everything; returns the record that publish() turns into output,
+    or an exit status when nothing could run."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    build_dir = os.path.abspath(args.build_dir)
+    paths = libraries.Paths(root, build_dir, os.path.abspath(args.peers_dir or os.path.join(build_dir, "peers")))
+    if "rcoll" in args.libs and not os.access(paths.rcoll_bench(), os.X_OK):
+        log(f"compare: {paths.rcoll_bench()} is missing: run scripts/setup.sh (or build rcoll-bench "
+            "and rcoll-bootstrapd in --build-dir)")
+        return 2
+    notes = []
+    chosen = choose_libraries(args, root, notes)
+    chosen, limits_ok = build_peers(chosen, paths, root, notes)
+    if args.max_load:
+        wait_for_load(args.max_load)
+    load_before = report.machine()["load"]
+    limits = measure_limits(paths, args.quick, notes) if limits_ok else {}
+    sizes = sweep.quick_sizes() if args.quick else sweep.full_sizes()
+    jobs = schedule.plan(args.ops, args.ranks, sweep.bands(sizes, quick=args.quick), args.reps, chosen)
+    log(f"compare: {len(jobs)} jobs: {', '.join(chosen)}; " + "; ".join(notes))
+    samples, failures, versions, stuck = schedule.run(jobs, paths, args.job_timeout)
+    if stuck:
+        notes.append(f"{len(stuck)} jobs wrote complete results but did not exit (stopped "
+                     f"{execute.STUCK_GRACE_S:.0f} s later; results kept): " + ", ".join(stuck))
+    notes += [f"FAILED {f['job']['lib']} {f['job']['op']} n={f['job']['ranks']} {f['job']['band']} "
+              f"rep {f['job']['rep']}: {f['note'].splitlines()[0]}" for f in failures]
+    size_text = f"{len(sizes)} sizes, {sweep.format_bytes(sizes[0])} .. {sweep.format_bytes(sizes[-1])}"
+    meta = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
+            "command": "bench/compare " + shlex.join(argv), "machine": report.machine(),
+            "load_before": load_before, "load_after": report.machine()["load"], "notes": notes,
+            "versions": versions, "libs": chosen,
+            "method": METHOD.format(sizes=size_text, bands=sweep.describe_bands(sizes, args.quick), reps=args.reps)}
+    return {"meta": meta, "limits": limits, "samples": samples, "failures": failures}
+
+
+def publish(args, record):
+    """Writes compare.md, compare.json and the plots into --out, rewrites the
+    --doc block, prints the markdown. Returns the exit status."""
+    meta, samples, limits = record["meta"], record["samples"], record["limits"]
+    chosen = meta["libs"]
+    grouped = results.aggregate(samples)
+    evaluation = targets.evaluate(grouped, [lib for lib in chosen if lib in libraries.PEERS])
+    os.makedirs(args.out, exist_ok=True)
+    plot_names = []
+    reason = plots.available()
+    if reason:
+        meta["notes"].append(f"no plots: {reason}")
+    elif grouped:
+        plot_names = plots.draw(grouped, chosen, os.path.join(args.out, "plots"))
+    text = render(meta, grouped, chosen, evaluation, limits, [(n, "plots/" + n) for n in plot_names])
+    with open(os.path.join(args.out, "compare.md"), "w", encoding="utf-8") as f:
+        f.write(text)
+    summary = {f"{op} {ranks}": {lib: {str(b): c for b, c in cells.items()} for lib, cells in libs.items()}
+               for (op, ranks), libs in grouped.items()}
+    with open(os.path.join(args.out, "compare.json"), "w", encoding="utf-8") as f:
+        json.dump(dict(record, summary=summary, targets=evaluation), f, indent=1)
+    if args.doc:
+        doc_plots = os.path.join(os.path.dirname(os.path.abspath(args.doc)), "perf")
+        os.makedirs(doc_plots, exist_ok=True)
+        for name in plot_names:
+            shutil.copy(os.path.join(args.out, "plots", name), os.path.join(doc_plots, name))
+        doc_text = render(meta, grouped, chosen, evaluation, limits, [(n, "perf/" + n) for n in plot_names])
+        with open(args.doc, encoding="utf-8") as f:
+            old = f.read()
+        with open(args.doc, "w", encoding="utf-8") as f:
+            f.write(report.rewrite_block(old, doc_text))
+    print(text)
+    wrong = sum(s["errors"] for s in samples)
+    if wrong:
+        log(f"compare: {wrong} wrong elements in --check")
+    return 1 if wrong or record["failures"] else 0
+
+
+def main(argv):
+    args = parse_args(argv)
+    signal.signal(signal.SIGTERM, _exit_on_signal)
+    if args.from_json:
+        with open(args.from_json, encoding="utf-8") as f:
+            record = {key: value for key, value in json.load(f).items()
+                      if key in ("meta", "limits", "samples", "failures")}
+    else:
+        record = measure(args, argv)
+        if isinstance(record, int):
+            return record
+    return publish(args, record)

@@ -1,0 +1,99 @@
+"""Markdown tables, the machine description, the limits section and the
+rewrite of the marked block in a document."""
+
+import os
+import platform
+import re
+import subprocess
+
+from . import results
+from .libs import LIBRARIES
+from .sweep import format_bytes
+
+BEGIN, END = "<!-- compare:begin -->", "<!-- compare:end -->"
+DOC_HEADING = "## Side by side with Open MPI, MPICH and Gloo"
+
+
+def machine():
+    """uname -a, CPU count and model, load average, as a dict of strings."""
+    uname = subprocess.run(["uname", "-a"], capture_output=True, text=True, check=False).stdout.strip()
+    model = "unknown"
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            found = re.search(r"^model name\s*:\s*(.+)$", f.read(), re.M)
+            model = found.group(1).strip() if found else model
+    except OSError:
+        pass
+    return {"uname": uname or platform.platform(), "nproc": str(len(os.sched_getaffinity(0))),
+            "cpu": model, "load": " ".join(f"{x:.2f}" for x in os.getloadavg())}
+
+
+def _fmt_time(us):
+    return "-" if us is None else f"{us:.1f}" if us < 1000 else f"{us:.0f}"
+
+
+def _fmt_bw(gbps):
+    return "-" if gbps is None else f"{gbps:.3f}" if gbps < 10 else f"{gbps:.2f}"
+
+
+def table(op, ranks, libs, order, peers):
+    """One markdown table: per size each library's median time (µs) and
+    busbw (GB/s), the best peer, rcoll's ratio to it and the error counts."""
+    present = [lib for lib in order if lib in libs]
+    head = ["size"]
+    for lib in present:
+        head += [f"{LIBRARIES[lib].label} µs", "GB/s"]
+    head += ["best peer", "rcoll ÷ best", "errors rcoll", "errors peers"]
+    lines = ["| " + " | ".join(head) + " |", "| --- " + "| ---: " * (len(head) - 1) + "|"]
+    sizes = sorted({b for lib in present for b in libs[lib]})
+    for nbytes in sizes:
+        cells = [format_bytes(nbytes)]
+        for lib in present:
+            cell = libs[lib].get(nbytes)
+            cells += [_fmt_time(cell and cell["time_us"]), _fmt_bw(cell and cell["busbw_GBps"])]
+        peer, peer_us = results.best_peer(libs, nbytes, peers)
+        rcoll = libs.get("rcoll", {}).get(nbytes)
+        value = results.ratio(rcoll["time_us"] if rcoll else None, peer_us)
+        cells.append(LIBRARIES[peer].label if peer else "-")
+        cells.append("-" if value is None else f"{value:.2f}")
+        cells.append(str(rcoll["errors"]) if rcoll else "-")
+        peer_errors = [libs[p][nbytes]["errors"] for p in peers if p in libs and nbytes in libs[p]]
+        cells.append(str(sum(peer_errors)) if peer_errors else "-")
+        lines.append("| " + " | ".join(cells) + " |")
+    return f"### {op}, {ranks} ranks\n\n" + "\n".join(lines)
+
+
+def limits_markdown(limits, grouped):
+    """The physical limits and rcoll's large-message busbw as a fraction."""
+    if not limits:
+        return "Physical limits: not measured."
+    probes = [("tcp_stream", "single-stream TCP over 127.0.0.1"), ("memcpy_bw", "memcpy, one core")]
+    sizes = sorted({r["bytes"] for doc in limits.values() for r in doc["results"]})
+    lines = ["| physical limit (GB/s, median) | " + " | ".join(format_bytes(s) for s in sizes) + " |",
+             "| --- " + "| ---: " * len(sizes) + "|"]
+    value = {(tool, r["bytes"]): r["GBps"] for tool, doc in limits.items() for r in doc["results"]}
+    for tool, label in probes:
+        if tool in limits:
+            lines.append(f"| {label} | " + " | ".join(f"{value.get((tool, s), 0):.3f}" for s in sizes) + " |")
+    big = [s for s in sizes if s >= 1 << 20]
+    lines += ["", "rcoll busbw as a fraction of those limits (same size):", "",
+              "| op | ranks | size | rcoll busbw GB/s | ÷ TCP stream | ÷ memcpy |", "| --- | ---: | --- | ---: | ---: | ---: |"]
+    for (op, ranks), libs in sorted(grouped.items()):
+        for s in big:
+            cell = libs.get("rcoll", {}).get(s)
+            if not cell:
+                continue
+            frac = [f"{cell['busbw_GBps'] / value[(t, s)]:.2f}" if value.get((t, s)) else "-"
+                    for t, _ in probes]
+            lines.append(f"| {op} | {ranks} | {format_bytes(s)} | {cell['busbw_GBps']:.3f} | {frac[0]} | {frac[1]} |")
+    return "\n".join(lines)
+
+
+def rewrite_block(text, block):
+    """`text` with the part between the markers replaced by `block`; the
+    heading and markers are appended when the markers are missing."""
+    if BEGIN in text and END in text and text.index(BEGIN) < text.index(END):
+        head, rest = text.split(BEGIN, 1)
+        _, tail = rest.split(END, 1)
+        return f"{head}{BEGIN}\n{block.strip()}\n{END}{tail}"
+    return f"{text.rstrip()}\n\n{DOC_HEADING}\n\n{BEGIN}\n{block.strip()}\n{END}\n"

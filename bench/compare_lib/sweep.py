@@ -1,0 +1,73 @@
+"""The message sizes of the comparison and the iteration rule per size.
+
+Sizes are float32 element counts times 4 bytes, so every size is a whole
+number of elements: powers of two (2^k elements), the odd sizes 3*2^k and
+2^k+1 elements, from 8 B (2 elements) to 64 MiB. The iteration rule is the
+same for every library: it depends only on the size, and each band of sizes
+is one job per library so that jobs stay short and alternate often.
+"""
+
+ELEMENT = 4  # float32
+MIN_BYTES = 8
+MAX_BYTES = 64 << 20
+
+# (largest size in the band, timed iterations, warm-up iterations).
+BANDS = (
+    ("small", 64 << 10, 20, 3),
+    ("medium", 4 << 20, 10, 2),
+    ("large", MAX_BYTES, 4, 1),
+)
+QUICK_ITERS, QUICK_WARMUP = 5, 1
+
+
+def full_sizes(min_bytes=MIN_BYTES, max_bytes=MAX_BYTES):
+    """Sorted byte sizes in [min_bytes, max_bytes]: 2^k, 3*2^k, 2^k+1 elements."""
+    counts = set()
+    k = 0
+    while (1 << k) * ELEMENT <= max_bytes:
+        counts.update({1 << k, 3 << k, (1 << k) + 1})
+        k += 1
+    return sorted(c * ELEMENT for c in counts if min_bytes <= c * ELEMENT <= max_bytes)
+
+
+def quick_sizes():
+    """A short sweep for smoke tests: one of each kind, small to 1 MiB."""
+    return [8, 20, 4096, 12288, 65540, 1 << 20]
+
+
+def bands(sizes, quick=False):
+    """Splits sizes into [(band name, sizes, iters, warmup)] by BANDS."""
+    out, lower = [], 0
+    for name, upper, iters, warmup in BANDS:
+        chosen = [s for s in sizes if lower < s <= upper]
+        lower = upper
+        if not chosen:
+            continue
+        if quick:
+            iters, warmup = QUICK_ITERS, QUICK_WARMUP
+        out.append((name, chosen, iters, warmup))
+    return out
+
+
+def describe_bands(sizes, quick=False):
+    """'small (<= 64 KiB): 40 iterations + 5 warm-up; ...' for the sizes run."""
+    lower, parts = 0, []
+    for name, upper, iters, warmup in BANDS:
+        if any(lower < s <= upper for s in sizes):
+            if quick:
+                iters, warmup = QUICK_ITERS, QUICK_WARMUP
+            parts.append(f"{name} (≤ {format_bytes(upper)}): {iters} iterations + {warmup} warm-up")
+        lower = upper
+    return "; ".join(parts)
+
+
+def format_bytes(n):
+    """In the largest unit that divides n (8 B, 4 KiB, 3 MiB, 1536 KiB), or
+    that leaves only a few bytes (1 MiB+4), else in bytes (1536 B)."""
+    for unit, shift in (("MiB", 20), ("KiB", 10)):
+        whole, rest = divmod(n, 1 << shift)
+        if whole and rest == 0:
+            return f"{whole} {unit}"
+        if whole and rest < 64:
+            return f"{whole} {unit}+{rest}"
+    return f"{n} B"

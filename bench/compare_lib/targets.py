@@ -1,0 +1,61 @@
+"""The issue's targets, evaluated on one run's aggregated results (pure)."""
+
+from . import results
+from .sweep import format_bytes
+
+KIB, MIB = 1 << 10, 1 << 20
+BANDWIDTH_RATIO = 1.25  # rcoll busbw >= 1.25 x best peer, 256 KiB .. 64 MiB
+LATENCY_RATIO = 1.0     # rcoll time <= best peer's, 8 B .. 4 KiB
+
+
+def _row(name, op, ranks, libs, peers, lo, hi, goal):
+    found = results.ratios(libs, "rcoll", peers, lo, hi)
+    if not found:
+        return {"target": name, "op": op, "ranks": ranks, "range": [lo, hi], "goal": goal,
+                "sizes": 0, "met_sizes": 0, "min": None, "median": None, "worst_bytes": None, "met": None}
+    worst = min(found, key=found.get)
+    met = sum(1 for v in found.values() if v >= goal)
+    return {"target": name, "op": op, "ranks": ranks, "range": [lo, hi], "goal": goal, "sizes": len(found),
+            "met_sizes": met, "min": found[worst], "median": results.median(list(found.values())),
+            "worst_bytes": worst, "met": met == len(found)}
+
+
+def evaluate(grouped, peers):
+    """Rows for every (target, op, ranks) present, plus rcoll's cliffs."""
+    rows, cliffs = [], []
+    for (op, ranks), libs in sorted(grouped.items()):
+        if "rcoll" not in libs:
+            continue
+        if any(p in libs for p in peers):
+            rows.append(_row("bandwidth", op, ranks, libs, peers, 256 * KIB, 64 * MIB, BANDWIDTH_RATIO))
+            rows.append(_row("latency", op, ranks, libs, peers, 8, 4 * KIB, LATENCY_RATIO))
+        series = {b: cell["busbw_GBps"] for b, cell in libs["rcoll"].items()}
+        for lo, hi, drop in results.cliffs(series):
+            cliffs.append({"op": op, "ranks": ranks, "from": lo, "to": hi, "drop": drop})
+    return {"rows": rows, "cliffs": cliffs}
+
+
+def markdown(evaluation):
+    """The targets as a markdown table plus the list of cliffs."""
+    lines = ["| target | op | ranks | sizes | goal (rcoll vs best peer) | worst ratio (at) | median ratio "
+             "| sizes met | met |", "| --- | --- | ---: | --- | --- | --- | ---: | ---: | --- |"]
+    for r in evaluation["rows"]:
+        lo, hi = (format_bytes(b) for b in r["range"])
+        goal = f"busbw ≥ {r['goal']:.2f}×" if r["target"] == "bandwidth" else "time ≤ best peer's"
+        if r["min"] is None:
+            lines.append(f"| {r['target']} | {r['op']} | {r['ranks']} | {lo} .. {hi} | {goal} | - | - | 0/0 | - |")
+            continue
+        lines.append(f"| {r['target']} | {r['op']} | {r['ranks']} | {lo} .. {hi} | {goal} "
+                     f"| {r['min']:.2f} ({format_bytes(r['worst_bytes'])}) | {r['median']:.2f} "
+                     f"| {r['met_sizes']}/{r['sizes']} | {'yes' if r['met'] else 'no'} |")
+    lines.append("")
+    lines.append("Ratio = best peer's time / rcoll's time at the same size (= rcoll busbw / best peer busbw).")
+    lines.append("")
+    if evaluation["cliffs"]:
+        lines.append("rcoll cliffs (busbw drops > 15 % to the next larger size, from 64 KiB up):")
+        for c in evaluation["cliffs"]:
+            lines.append(f"- {c['op']} {c['ranks']} ranks: {format_bytes(c['from'])} → "
+                         f"{format_bytes(c['to'])}: −{100 * c['drop']:.0f} %")
+    else:
+        lines.append("rcoll cliffs (busbw drops > 15 % to the next larger size, from 64 KiB up): none.")
+    return "\n".join(lines)

@@ -1,0 +1,43 @@
+// Command line of the peer benchmarks (mpi_bench, gloo_bench): the subset of
+// rcoll-bench's options that the side-by-side comparison uses, with the same
+// names and defaults, so that bench/compare drives every library alike.
+// Only float32 sum is implemented (the comparison's sweep).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace rcoll::peers {
+
+enum class PeerOp { allreduce, bcast };
+
+struct PeerOptions {
+  PeerOp op = PeerOp::allreduce;
+  std::size_t min_bytes = 8;
+  std::size_t max_bytes = std::size_t{64} << 20;
+  double step_factor = 2.0;
+  std::vector<std::size_t> sizes;  // replaces the sweep when non-empty
+  int iters = 20;
+  int warmup = 5;
+  int root = 0;
+  bool inplace = false;
+  bool check = false;
+  std::string json_path;
+  bool help = false;
+};
+
+const char* to_string(PeerOp op) noexcept;
+
+// Throws rcoll::bench::UsageError on anything rcoll-bench would reject, and
+// on --dtype/--redop values other than float32/sum.
+PeerOptions parse_peer_options(const std::vector<std::string>& args);
+
+// --sizes as given, or the geometric sweep rounded down to whole float32
+// elements without repeats (as rcoll-bench).
+std::vector<std::size_t> peer_sweep(const PeerOptions& options);
+
+// `program` names the benchmark in the first line.
+std::string peer_usage(const std::string& program);
+
+}  // namespace rcoll::peers

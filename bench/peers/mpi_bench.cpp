@@ -1,0 +1,118 @@
+// mpi_bench: MPI_Allreduce / MPI_Bcast measured by the same loop, options
+// and output as rcoll-bench (common/peer_runner.hpp), for the side-by-side
+// comparison (bench/compare). Built once per MPI (mpicxx.openmpi,
+// mpicxx.mpich); start it with that MPI's launcher:
+//   mpirun -n 4 build/peers/mpi_bench_openmpi --op allreduce --check
+// Exit status: 0, 1 for wrong elements or an MPI error, 2 for a bad
+// command line.
+// The C API only: skip the deprecated C++ bindings of both MPIs.
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/args.hpp"
+#include "common/json.hpp"
+#include "common/peer_runner.hpp"
+
+namespace rcoll::peers {
+namespace {
+
+// MPI counts are int: the comparison's largest message (64 MiB of float32)
+// is 16 Mi elements, far below INT_MAX.
+class MpiBackend {
+ public:
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+  void prepare(PeerOp op, const float* in, float* out, std::size_t count, int root) {
+    op_ = op;
+    in_ = in == out ? MPI_IN_PLACE : in;
+    out_ = out;
+    count_ = static_cast<int>(count);
+    root_ = root;
+  }
+
+  void run_once() {
+    if (op_ == PeerOp::allreduce) MPI_Allreduce(in_, out_, count_, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    else MPI_Bcast(out_, count_, MPI_FLOAT, root_, MPI_COMM_WORLD);
+  }
+
+  void barrier() { MPI_Barrier(MPI_COMM_WORLD); }
+
+  void max_over_ranks(std::vector<double>& seconds) {
+    MPI_Allreduce(MPI_IN_PLACE, seconds.data(), static_cast<int>(seconds.size()), MPI_DOUBLE, MPI_MAX,
+                  MPI_COMM_WORLD);
+  }
+
+  void sum_over_ranks(std::uint64_t& errors) {
+    MPI_Allreduce(MPI_IN_PLACE, &errors, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  }
+
+ private:
+  int rank_ = [] { int r = 0; MPI_Comm_rank(MPI_COMM_WORLD, &r); return r; }();
+  int size_ = [] { int s = 0; MPI_Comm_size(MPI_COMM_WORLD, &s); return s; }();
+  PeerOp op_ = PeerOp::allreduce;
+  const void* in_ = nullptr;
+  float* out_ = nullptr;
+  int count_ = 0;
+  int root_ = 0;
+};
+
+// The first line of MPI_Get_library_version.
+std::string library_version() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(text, &length);
+  std::string version(text, static_cast<std::size_t>(length));
+  version.resize(version.find_last_not_of(std::string("\0 \n", 3)) + 1);
+  const auto newline = version.find_first_of("\r\n");
+  return newline == std::string::npos ? version : version.substr(0, newline);
+}
+
+}  // namespace
+}  // namespace rcoll::peers
+
+#ifndef PEER_LIBRARY_NAME
+#define PEER_LIBRARY_NAME "mpi"
+#endif
+
+int main(int argc, char** argv) {
+  using namespace rcoll::peers;
+  PeerRunInfo info;
+  try {
+    info.options = parse_peer_options(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const rcoll::bench::UsageError& e) {
+    std::fprintf(stderr, "mpi_bench: %s\n%s", e.what(), peer_usage("mpi_bench").c_str());
+    return 2;
+  }
+  if (info.options.help) {
+    std::fputs(peer_usage("mpi_bench").c_str(), stdout);
+    return 0;
+  }
+  MPI_Init(&argc, &argv);
+  MpiBackend backend;
+  if (info.options.root >= backend.size()) {
+    if (backend.rank() == 0) std::fprintf(stderr, "mpi_bench: --root %d is not a rank\n", info.options.root);
+    MPI_Finalize();
+    return 2;
+  }
+  info.library = PEER_LIBRARY_NAME;
+  info.version = library_version();
+  info.transport = "tcp";
+  info.ranks = backend.size();
+  info.host = rcoll::bench::host_name();
+  int status = 0;
+  try {
+    status = run_peer_sweep(backend, info);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mpi_bench: rank %d: %s\n", backend.rank(), e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Finalize();
+  return status;
+}

@@ -1,0 +1,177 @@
+"""Tests of bench/compare: the pure functions of compare_lib, and one quick
+rcoll-only run of the real tool (rcoll over loopback TCP, 2 ranks) whose
+table, JSON and document block are checked.
+
+RCOLL_SOURCE_DIR / RCOLL_BUILD_DIR (set by CTest) name the source and the
+build tree; without RCOLL_BUILD_DIR the run test is skipped."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SOURCE = os.environ.get("RCOLL_SOURCE_DIR") or os.path.abspath(
+    os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
+sys.path.insert(0, os.path.join(SOURCE, "bench"))
+
+from compare_lib import report, results, schedule, sweep, targets  # noqa: E402
+
+MIB = 1 << 20
+
+
+def cell(time_us, errors=0):
+    return {"time_us": time_us, "busbw_GBps": 0.0, "errors": errors, "reps_us": [time_us]}
+
+
+class PureFunctions(unittest.TestCase):
+    def test_median(self):
+        self.assertEqual(results.median([3, 1, 2]), 2)
+        self.assertEqual(results.median([4, 1, 3, 2]), 2.5)
+        with self.assertRaises(ValueError):
+            results.median([])
+
+    def test_busbw_convention(self):
+        self.assertAlmostEqual(results.bus_factor("allreduce", 4), 1.5)
+        self.assertAlmostEqual(results.bus_factor("allreduce", 2), 1.0)
+        self.assertEqual(results.bus_factor("bcast", 4), 1.0)
+        # 1e6 bytes in 1000 us = 1 GB/s algbw; 3 ranks: x 4/3.
+        self.assertAlmostEqual(results.busbw_gbps("allreduce", 3, 1e6, 1000), 4 / 3)
+        self.assertAlmostEqual(results.busbw_gbps("bcast", 3, 1e6, 1000), 1.0)
+        with self.assertRaises(ValueError):
+            results.bus_factor("gather", 2)
+
+    def test_parse_bench_json(self):
+        row = {"bytes": 8, "count": 2, "time_us": 5.0, "algbw_GBps": 0.0, "busbw_GBps": 0.0, "errors": 0}
+        doc = {"meta": {"op": "bcast", "ranks": 2, "iters": 5, "warmup": 1}, "results": [row]}
+        self.assertEqual(results.parse_bench_json(json.dumps(doc))["results"][0]["time_us"], 5.0)
+        del row["errors"]
+        with self.assertRaises(ValueError):
+            results.parse_bench_json(json.dumps(doc))
+        with self.assertRaises(ValueError):
+            results.parse_bench_json('{"results": []}')
+
+    def test_aggregate_takes_medians_over_repetitions(self):
+        samples = [{"lib": "rcoll", "op": "allreduce", "ranks": 2, "bytes": 1000, "time_us": t, "errors": e}
+                   for t, e in ((10.0, 0), (30.0, 1), (20.0, 0))]
+        c = results.aggregate(samples)[("allreduce", 2)]["rcoll"][1000]
+        self.assertEqual(c["time_us"], 20.0)
+        self.assertEqual(c["errors"], 1)
+        self.assertEqual(sorted(c["reps_us"]), [10.0, 20.0, 30.0])
+        self.assertAlmostEqual(c["busbw_GBps"], 1000 / 20e-6 / 1e9)
+
+    def test_best_peer_and_ratio(self):
+        libs = {"rcoll": {8: cell(10.0)}, "openmpi": {8: cell(20.0)}, "gloo": {8: cell(15.0)}}
+        self.assertEqual(results.best_peer(libs, 8, ["openmpi", "mpich", "gloo"]), ("gloo", 15.0))
+        self.assertEqual(results.best_peer(libs, 16, ["openmpi"]), (None, None))
+        self.assertAlmostEqual(results.ratio(10.0, 15.0), 1.5)
+        self.assertIsNone(results.ratio(None, 15.0))
+        self.assertEqual(results.ratios(libs, "rcoll", ["openmpi", "gloo"], 8, 8), {8: 1.5})
+
+    def test_cliffs(self):
+        series = {32 << 10: 9.0, 64 << 10: 1.0, 128 << 10: 0.9, 256 << 10: 0.7, 512 << 10: 0.69}
+        found = results.cliffs(series)
+        # 32 KiB -> 64 KiB is below the start; 1.0 -> 0.9 is only 10 %.
+        self.assertEqual([(a, b) for a, b, _ in found], [(128 << 10, 256 << 10)])
+        self.assertAlmostEqual(found[0][2], 0.2 / 0.9)
+
+    def test_targets(self):
+        grouped = {("allreduce", 2): {"rcoll": {8: cell(10.0), MIB: cell(100.0)},
+                                      "openmpi": {8: cell(12.0), MIB: cell(110.0)}}}
+        rows = {r["target"]: r for r in targets.evaluate(grouped, ["openmpi"])["rows"]}
+        self.assertTrue(rows["latency"]["met"])
+        self.assertFalse(rows["bandwidth"]["met"])  # 1.1 < 1.25
+        self.assertAlmostEqual(rows["bandwidth"]["min"], 1.1)
+
+    def test_sizes_and_bands(self):
+        sizes = sweep.full_sizes()
+        self.assertEqual(sizes, sorted(set(sizes)))
+        self.assertEqual((sizes[0], sizes[-1]), (8, 64 * MIB))
+        self.assertTrue(all(s % 4 == 0 for s in sizes))
+        for expected in (12, 20, 3 * MIB, MIB + 4, 48 * MIB, 32 * MIB + 4):
+            self.assertIn(expected, sizes)
+        banded = sweep.bands(sizes)
+        self.assertEqual(sum(len(b[1]) for b in banded), len(sizes))
+        self.assertEqual(sweep.format_bytes(MIB + 4), "1 MiB+4")
+        self.assertEqual(sweep.format_bytes(3 << 10), "3 KiB")
+
+    def test_plan_alternates_and_rotates(self):
+        jobs = schedule.plan(["allreduce"], [2], [("small", [8], 5, 1)], 2, ["rcoll", "openmpi", "gloo"])
+        self.assertEqual([j.lib for j in jobs], ["rcoll", "openmpi", "gloo", "openmpi", "gloo", "rcoll"])
+        self.assertEqual([j.rep for j in jobs], [0, 0, 0, 1, 1, 1])
+
+    def test_rewrite_block(self):
+        text = f"# Doc\nbefore\n{report.BEGIN}\nold\n{report.END}\nafter\n"
+        out = report.rewrite_block(text, "new")
+        self.assertEqual(out, f"# Doc\nbefore\n{report.BEGIN}\nnew\n{report.END}\nafter\n")
+        appended = report.rewrite_block("# Doc\n", "new")
+        self.assertIn(report.DOC_HEADING, appended)
+        self.assertTrue(appended.rstrip().endswith(report.END))
+
+
+@unittest.skipUnless(os.environ.get("RCOLL_BUILD_DIR"), "RCOLL_BUILD_DIR (the build tree) is not set")
+class QuickRun(unittest.TestCase):
+    """bench/compare --quick --libs rcoll --ranks 2 --reps 1, end to end."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="compare-test-")
+        cls.out = os.path.join(cls.tmp.name, "out")
+        cls.doc = os.path.join(cls.tmp.name, "PERF.md")
+        with open(cls.doc, "w", encoding="utf-8") as f:
+            f.write(f"# Perf\nkept\n\n## Side\n\n{report.BEGIN}\nold block\n{report.END}\ntail kept\n")
+        cls.completed = subprocess.run(
+            [os.path.join(SOURCE, "bench", "compare"), "--quick", "--libs", "rcoll", "--ranks", "2", "--reps", "1",
+             "--out", cls.out, "--doc", cls.doc, "--build-dir", os.environ["RCOLL_BUILD_DIR"],
+             "--job-timeout", "120"], capture_output=True, text=True, timeout=240, check=False)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_exit_status(self):
+        self.assertEqual(self.completed.returncode, 0, self.completed.stderr[-3000:])
+
+    def test_json_shape_and_checks(self):
+        with open(os.path.join(self.out, "compare.json"), encoding="utf-8") as f:
+            doc = json.load(f)
+        self.assertEqual(set(doc["summary"]), {"allreduce 2", "bcast 2"})
+        rcoll = [s for s in doc["samples"] if s["lib"] == "rcoll"]
+        self.assertEqual(len(rcoll), 2 * len(sweep.quick_sizes()))
+        self.assertEqual(sorted({s["bytes"] for s in rcoll}), sweep.quick_sizes())
+        for s in rcoll:
+            self.assertEqual(s["errors"], 0, s)
+            self.assertGreater(s["time_us"], 0, s)
+        self.assertEqual(doc["failures"], [])
+        self.assertEqual(set(doc["limits"]), {"tcp_stream", "memcpy_bw"})
+        self.assertGreater(doc["limits"]["memcpy_bw"]["results"][0]["GBps"], 0)
+
+    def test_tables(self):
+        with open(os.path.join(self.out, "compare.md"), encoding="utf-8") as f:
+            text = f.read()
+        for op in ("allreduce", "bcast"):
+            table = text.split(f"##### {op}, 2 ranks")[1].split("\n\n")[1]
+            rows = [line for line in table.splitlines() if line.startswith("| ")]
+            self.assertEqual(len(rows), 2 + len(sweep.quick_sizes()))  # header, rule, sizes
+            header = [c.strip() for c in rows[0].strip("|").split("|")]
+            self.assertEqual(header[:3], ["size", "rcoll tcp µs", "GB/s"])
+            self.assertEqual(header[-1], "errors peers")
+            for row in rows[2:]:
+                cells = [c.strip() for c in row.strip("|").split("|")]
+                self.assertRegex(cells[1], r"^\d+(\.\d)?$")
+                self.assertEqual(cells[header.index("errors rcoll")], "0")
+
+    def test_doc_block_rewritten(self):
+        with open(self.doc, encoding="utf-8") as f:
+            text = f.read()
+        self.assertTrue(text.startswith("# Perf\nkept\n"))
+        self.assertTrue(text.endswith(f"{report.END}\ntail kept\n"))
+        self.assertNotIn("old block", text)
+        self.assertIn("bench/compare --quick --libs rcoll", text)
+        self.assertRegex(text, re.compile(r"Machine: `Linux .*`; \d+ CPUs"))
+
+
+if __name__ == "__main__":
+    unittest.main()
