@@ -11,7 +11,7 @@
 #include "topology/numa_alloc.hpp"
 #include "topology/placed_buffer.hpp"
 #include "topology/topology.hpp"
-#include "transport/tcp/buffer_pool.hpp"
+#include "transport/buffer_pool.hpp"
 
 namespace rcoll::topology {
 namespace {
@@ -107,7 +107,7 @@ TEST(Scratch, FollowsAChangeOfTheProcessNode) {
 }
 
 TEST(TcpBufferPool, PooledBlocksArePlacedAndReused) {
-  transport::tcp::BufferPool pool(65536, 2);
+  transport::BufferPool pool(65536, 2);
   auto small = pool.take(100);
   auto large = pool.take(60000);
   ASSERT_TRUE(small && large);

@@ -27,7 +27,12 @@ std::string_view state_name(RecvState state) noexcept {
   return "?";
 }
 
-Peer::Peer(Core& core, int peer) : core_(core), peer_(peer) {}
+// Idle payload blocks kept per peer: enough for a burst of unexpected
+// segments without holding much memory per connection.
+constexpr std::size_t kept_payload_blocks = 16;
+
+Peer::Peer(Core& core, int peer)
+    : core_(core), peer_(peer), payloads_(core.options.eager_limit, kept_payload_blocks) {}
 
 Peer::~Peer() {
   // Stop the device first; the operations' registrations go after.
@@ -97,7 +102,8 @@ RequestPtr Peer::irecv(Tag tag, void* buf, std::size_t capacity) {
     accept_rts(std::move(op), message.length, message.send_id);
     flush();
   } else {
-    finish_eager_recv(std::move(op), message.payload.data(), message.payload.size());
+    finish_eager_recv(std::move(op), message.payload.get(), message.payload_bytes);
+    payloads_.put(std::move(message.payload), message.payload_bytes);
   }
   return request;
 }
@@ -108,7 +114,13 @@ void Peer::deliver_to_self(Tag tag, const void* buf, std::size_t bytes) {
     finish_eager_recv(std::move(op), data, bytes);
     return;
   }
-  unexpected_.push_back({tag, false, std::vector<std::byte>(data, data + bytes), 0, 0});
+  keep_unexpected(tag, data, bytes);
+}
+
+void Peer::keep_unexpected(Tag tag, const std::byte* data, std::size_t bytes) {
+  Unexpected message{.tag = tag, .payload = payloads_.take(bytes), .payload_bytes = bytes};
+  if (bytes > 0) std::memcpy(message.payload.get(), data, bytes);
+  unexpected_.push_back(std::move(message));
 }
 
 Peer::RecvOpPtr Peer::take_posted(Tag tag) {

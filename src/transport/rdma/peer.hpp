@@ -22,6 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "transport/buffer_pool.hpp"
 #include "transport/rdma/channel.hpp"
 #include "transport/rdma/mr_cache.hpp"
 #include "transport/rdma/rdma_transport.hpp"
@@ -95,7 +96,8 @@ class Peer {
   struct Unexpected {
     Tag tag = 0;
     bool rts = false;
-    std::vector<std::byte> payload;  // eager
+    BufferPool::Block payload;       // eager
+    std::size_t payload_bytes = 0;   // eager
     std::uint64_t length = 0;        // rts
     std::uint32_t send_id = 0;       // rts
   };
@@ -105,6 +107,7 @@ class Peer {
   std::uint32_t cancel_send(const Request& request);
   bool send_eager_now(Tag tag, const void* buf, std::size_t bytes);
   void deliver_to_self(Tag tag, const void* buf, std::size_t bytes);
+  void keep_unexpected(Tag tag, const std::byte* data, std::size_t bytes);
   RecvOpPtr take_posted(Tag tag);
   bool take_unexpected(Tag tag, Unexpected& out);
   bool has_unexpected(Tag tag) const;
@@ -148,6 +151,7 @@ class Peer {
   std::deque<Unexpected> unexpected_;    // arrived before their receive
   std::unordered_map<std::uint32_t, RecvOpPtr> recvs_;  // in the rendezvous (CTS queued or out), by id
   std::vector<RecvOpPtr> spare_recvs_;   // records for reuse
+  BufferPool payloads_;                  // unexpected eager payloads
   std::deque<SendOp*> outbox_;     // eager messages and RTS, in isend order
   std::deque<MsgHeader> control_;  // CTS and aborts
   std::vector<SendOp*> writers_;   // rendezvous sends with writes to post or complete

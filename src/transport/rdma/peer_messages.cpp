@@ -91,7 +91,7 @@ void Peer::on_eager(const MsgHeader& header, const std::byte* payload, std::size
     return;
   }
   ++core_.stats.unexpected_messages;
-  unexpected_.push_back({header.tag, false, std::vector<std::byte>(payload, payload + bytes), 0, 0});
+  keep_unexpected(header.tag, payload, bytes);
 }
 
 void Peer::on_rts(const MsgHeader& header) {
@@ -100,7 +100,7 @@ void Peer::on_rts(const MsgHeader& header) {
     return;
   }
   ++core_.stats.unexpected_messages;
-  unexpected_.push_back({header.tag, true, {}, header.length, header.send_id});
+  unexpected_.push_back({.tag = header.tag, .rts = true, .length = header.length, .send_id = header.send_id});
 }
 
 void Peer::on_write_done(std::uint64_t wr_id, bool final) {

@@ -16,7 +16,7 @@
 
 #include "common/fd.hpp"
 #include "transport/request.hpp"
-#include "transport/tcp/buffer_pool.hpp"
+#include "transport/buffer_pool.hpp"
 #include "transport/tcp/poller.hpp"
 #include "transport/tcp/rx_stream.hpp"
 #include "transport/tcp/send_queue.hpp"
