@@ -88,9 +88,6 @@ class CmConnector final : public Connector {
   }
 
   bool progress(Peers& peers) override {
-    // Between handshakes only disconnects arrive here; reading the event
-    // channel is a system call, so do it on every 64th call only.
-    if (pending_.empty() && ++idle_calls_ % 64 != 0) return false;
     bool moved = false;
     rdma_cm_event* event = nullptr;
     while (rdma_get_cm_event(channel_.get(), &event) == 0) {
@@ -304,7 +301,6 @@ class CmConnector final : public Connector {
   std::string endpoint_;
   std::vector<std::optional<sockaddr_in>> addresses_;
   std::map<int, Pending> pending_;
-  unsigned idle_calls_ = 0;
   std::vector<CmIdPtr> graveyard_;
 };
 
