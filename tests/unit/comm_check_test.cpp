@@ -11,11 +11,9 @@
 #include <mutex>
 #include <vector>
 
-#include "bootstrap/in_memory.hpp"
-#include "comm/comm_impl.hpp"
 #include "rcoll/rcoll.hpp"
+#include "support/comm_ranks.hpp"
 #include "support/run_ranks.hpp"
-#include "transport/inproc/inproc_transport.hpp"
 
 namespace rcoll {
 namespace {
@@ -25,23 +23,9 @@ using Clock = std::chrono::steady_clock;
 
 // `size` ranks as threads, each with a Comm over `backend` ("inproc" or
 // "tcp"); `adjust` may change one rank's options.
-void run_comms(const std::string& backend, int size, Options base, const std::function<void(Comm&)>& body,
+void run_comms(const std::string& backend, int size, const Options& base, const std::function<void(Comm&)>& body,
                const std::function<void(Options&)>& adjust = {}) {
-  auto rendezvous = std::make_shared<bootstrap::InMemoryRendezvous>(size);
-  auto fabric = std::make_shared<transport::InprocFabric>(size);
-  test::run_ranks(size, [&](int rank) {
-    Options options = base;
-    options.rank = rank;
-    options.size = size;
-    options.bootstrap = "in-memory";
-    options.transport = TransportKind::tcp;
-    if (adjust) adjust(options);
-    auto join = [&](const std::string& blob, Deadline deadline) { return rendezvous->join(rank, blob, deadline); };
-    detail::TransportFactory make;
-    if (backend == "inproc") make = [&](const transport::TransportConfig& c) { return fabric->endpoint(c.rank); };
-    Comm comm(std::make_unique<detail::CommImpl>(options, join, nullptr, make));
-    body(comm);
-  });
+  test::run_comm_ranks(backend, size, base, body, adjust);
 }
 
 Options checked(std::chrono::milliseconds timeout = 20s) {

@@ -14,6 +14,7 @@
 #include "comm/comm_impl.hpp"
 #include "comm/failure_report.hpp"
 #include "rcoll/rcoll.hpp"
+#include "support/comm_ranks.hpp"
 #include "support/run_ranks.hpp"
 
 namespace rcoll {
@@ -23,18 +24,9 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
 void run_tcp_comms(int size, std::chrono::milliseconds timeout, const std::function<void(Comm&)>& body) {
-  auto rendezvous = std::make_shared<bootstrap::InMemoryRendezvous>(size);
-  test::run_ranks(size, [&](int rank) {
-    Options options;
-    options.rank = rank;
-    options.size = size;
-    options.bootstrap = "in-memory";
-    options.transport = TransportKind::tcp;
-    options.timeout = timeout;
-    auto join = [&](const std::string& blob, Deadline deadline) { return rendezvous->join(rank, blob, deadline); };
-    Comm comm(std::make_unique<detail::CommImpl>(options, join, nullptr));
-    body(comm);
-  });
+  Options base;
+  base.timeout = timeout;
+  test::run_comm_ranks("tcp", size, base, body);
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }

@@ -9,10 +9,9 @@
 #include <numeric>
 #include <vector>
 
-#include "bootstrap/in_memory.hpp"
-#include "comm/comm_impl.hpp"
 #include "rcoll/rcoll.hpp"
 #include "support/free_port.hpp"
+#include "support/comm_ranks.hpp"
 #include "support/run_ranks.hpp"
 
 namespace rcoll {
@@ -20,19 +19,8 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Runs `body` on `size` ranks as threads, each with a Comm over TCP joined
-// through an in-memory rendezvous.
-void run_comms(int size, Options base, const std::function<void(Comm&)>& body) {
-  auto rendezvous = std::make_shared<bootstrap::InMemoryRendezvous>(size);
-  test::run_ranks(size, [&](int rank) {
-    Options options = base;
-    options.rank = rank;
-    options.size = size;
-    options.bootstrap = "in-memory";
-    auto join = [&](const std::string& blob, Deadline deadline) { return rendezvous->join(rank, blob, deadline); };
-    Comm comm(std::make_unique<detail::CommImpl>(options, join, nullptr));
-    body(comm);
-  });
+void run_comms(int size, const Options& base, const std::function<void(Comm&)>& body) {
+  test::run_comm_ranks("tcp", size, base, body);
 }
 
 Options tcp_options(std::chrono::milliseconds timeout = 20s) {

@@ -16,8 +16,8 @@
 #include "comm/hang_diagnosis.hpp"
 #include "comm/status_report.hpp"
 #include "rcoll/rcoll.hpp"
+#include "support/comm_ranks.hpp"
 #include "support/run_ranks.hpp"
-#include "transport/inproc/inproc_transport.hpp"
 
 namespace rcoll {
 namespace {
@@ -25,27 +25,14 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-// `size` ranks as threads, each with a Comm over `backend` ("inproc" or "tcp").
+// These tests time calls against short timeouts; the start-up calibration
+// is not their subject (its first run under TSan takes over a second).
 void run_comms(const std::string& backend, int size, std::chrono::milliseconds timeout,
                const std::function<void(Comm&)>& body) {
-  auto rendezvous = std::make_shared<bootstrap::InMemoryRendezvous>(size);
-  auto fabric = std::make_shared<transport::InprocFabric>(size);
-  test::run_ranks(size, [&](int rank) {
-    Options options;
-    options.rank = rank;
-    options.size = size;
-    options.bootstrap = "in-memory";
-    options.transport = TransportKind::tcp;
-    options.timeout = timeout;
-    // These tests time calls against short timeouts; the start-up
-    // calibration is not their subject (its first run under TSan: > 1 s).
-    options.calibrate = false;
-    auto join = [&](const std::string& blob, Deadline deadline) { return rendezvous->join(rank, blob, deadline); };
-    detail::TransportFactory make;
-    if (backend == "inproc") make = [&](const transport::TransportConfig& c) { return fabric->endpoint(c.rank); };
-    Comm comm(std::make_unique<detail::CommImpl>(options, join, nullptr, make));
-    body(comm);
-  });
+  Options base;
+  base.timeout = timeout;
+  base.calibrate = false;
+  test::run_comm_ranks(backend, size, base, body);
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
