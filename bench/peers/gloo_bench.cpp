@@ -117,16 +117,7 @@ class GlooBackend {
 int main(int argc, char** argv) {
   using namespace rcoll::peers;
   PeerRunInfo info;
-  try {
-    info.options = parse_peer_options(std::vector<std::string>(argv + 1, argv + argc));
-  } catch (const rcoll::bench::UsageError& e) {
-    std::fprintf(stderr, "gloo_bench: %s\n%s", e.what(), peer_usage("gloo_bench").c_str());
-    return 2;
-  }
-  if (info.options.help) {
-    std::fputs(peer_usage("gloo_bench").c_str(), stdout);
-    return 0;
-  }
+  if (auto status = read_command_line("gloo_bench", argc, argv, info.options)) return *status;
   const auto env = read_env();
   if (!env) {
     std::fprintf(stderr, "gloo_bench: set PEER_RANK, PEER_SIZE and PEER_STORE (see the top of gloo_bench.cpp)\n");

@@ -84,16 +84,7 @@ std::string library_version() {
 int main(int argc, char** argv) {
   using namespace rcoll::peers;
   PeerRunInfo info;
-  try {
-    info.options = parse_peer_options(std::vector<std::string>(argv + 1, argv + argc));
-  } catch (const rcoll::bench::UsageError& e) {
-    std::fprintf(stderr, "mpi_bench: %s\n%s", e.what(), peer_usage("mpi_bench").c_str());
-    return 2;
-  }
-  if (info.options.help) {
-    std::fputs(peer_usage("mpi_bench").c_str(), stdout);
-    return 0;
-  }
+  if (auto status = read_command_line("mpi_bench", argc, argv, info.options)) return *status;
   MPI_Init(&argc, &argv);
   MpiBackend backend;
   if (info.options.root >= backend.size()) {

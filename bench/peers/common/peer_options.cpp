@@ -1,5 +1,7 @@
 #include "common/peer_options.hpp"
 
+#include <cstdio>
+
 #include "common/args.hpp"
 #include "common/sizes.hpp"
 
@@ -73,6 +75,18 @@ std::string peer_usage(const std::string& program) {
          "  --inplace           one buffer for input and output (allreduce)\n"
          "  --check             verify results; exit 1 on any wrong element\n"
          "  --json FILE         also write the results as JSON (rank 0), rcoll-bench's shape\n";
+}
+
+std::optional<int> read_command_line(const std::string& program, int argc, char** argv, PeerOptions& options) {
+  try {
+    options = parse_peer_options(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const rcoll::bench::UsageError& e) {
+    std::fprintf(stderr, "%s: %s\n%s", program.c_str(), e.what(), peer_usage(program).c_str());
+    return 2;
+  }
+  if (!options.help) return std::nullopt;
+  std::fputs(peer_usage(program).c_str(), stdout);
+  return 0;
 }
 
 }  // namespace rcoll::peers

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,5 +40,10 @@ std::vector<std::size_t> peer_sweep(const PeerOptions& options);
 
 // `program` names the benchmark in the first line.
 std::string peer_usage(const std::string& program);
+
+// The command line of `program`, as both peer benchmarks read it: fills
+// `options` and returns nullopt to go on, or the exit status to end with
+// after printing the usage (0 for --help, 2 for a bad command line).
+std::optional<int> read_command_line(const std::string& program, int argc, char** argv, PeerOptions& options);
 
 }  // namespace rcoll::peers
