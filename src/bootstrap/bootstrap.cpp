@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "bootstrap/messages.hpp"
 #include "rcoll/errors.hpp"
 
 namespace rcoll::bootstrap {
@@ -14,5 +15,7 @@ std::optional<std::string> Bootstrap::try_get(const std::string& key) {
     return std::nullopt;
   }
 }
+
+std::optional<std::string> Bootstrap::departure(int rank) { return try_get(wire::departed_key(rank)); }
 
 }  // namespace rcoll::bootstrap

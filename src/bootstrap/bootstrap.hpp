@@ -37,6 +37,13 @@ class Bootstrap {
   // key to appear (it may still take one round trip to the service). For
   // handshakes driven from a progress loop (lazy RDMA connections).
   virtual std::optional<std::string> try_get(const std::string& key);
+  // Why `rank` left the job, if it did: the service records a rank whose
+  // connection closed after the job formed (a crash or a normal exit; the
+  // reserved key "departed/<rank>", written only by the service). nullopt
+  // while the rank is still in the job. One try_get: the same cost, and
+  // the same errors. A rank that left may still have published keys
+  // before it went: a caller waiting for one should look for it again.
+  virtual std::optional<std::string> departure(int rank);
 };
 
 }  // namespace rcoll::bootstrap

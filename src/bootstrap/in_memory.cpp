@@ -43,6 +43,16 @@ class InMemoryBootstrap final : public Bootstrap {
   InMemoryBootstrap(std::shared_ptr<InMemoryState> state, int rank, std::vector<transport::PeerEndpoint> members)
       : state_(std::move(state)), rank_(rank), members_(std::move(members)) {}
 
+  // Leaving the job, as a closed connection to the TCP service does:
+  // record the departure for ranks still waiting on this one.
+  ~InMemoryBootstrap() override {
+    std::lock_guard lock(state_->mutex);
+    state_->store.emplace(wire::departed_key(rank_), "rank " + std::to_string(rank_) + " closed its bootstrap");
+    state_->changed.notify_all();
+  }
+  InMemoryBootstrap(const InMemoryBootstrap&) = delete;
+  InMemoryBootstrap& operator=(const InMemoryBootstrap&) = delete;
+
   int rank() const override { return rank_; }
   int size() const override { return state_->size; }
   const std::vector<transport::PeerEndpoint>& members() const override { return members_; }
@@ -66,6 +76,9 @@ class InMemoryBootstrap final : public Bootstrap {
   }
 
   void put(const std::string& key, const std::string& value, Deadline) override {
+    if (wire::is_reserved_key(key))
+      throw InvalidArgument("rank " + std::to_string(rank_) + ": bootstrap key '" + key +
+                            "' is reserved (the rendezvous records departed ranks under it)");
     std::lock_guard lock(state_->mutex);
     auto [it, inserted] = state_->store.emplace(key, value);
     if (!inserted && it->second != value)

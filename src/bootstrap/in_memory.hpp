@@ -9,6 +9,9 @@
 // - barrier/put/get work across the threads; keys are write-once (putting
 //   the same key again with the same value is a no-op, with a different
 //   value an InvalidArgument); get waits for the key until its deadline.
+// - Departures: destroying a rank's Bootstrap records "departed/<rank>"
+//   (Bootstrap::departure), as the TCP service does when a connection
+//   closes; a put under that reserved prefix is an InvalidArgument.
 // - Thread-safe. The returned Bootstrap objects share the rendezvous state
 //   and may outlive the InMemoryRendezvous. Each Bootstrap is used by one
 //   thread (its rank).

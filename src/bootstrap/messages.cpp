@@ -166,6 +166,10 @@ ValueMessage decode_value(std::string_view payload) {
   return message;
 }
 
+std::string departed_key(int rank) { return std::string(departed_prefix) + std::to_string(rank); }
+
+bool is_reserved_key(std::string_view key) noexcept { return key.starts_with(departed_prefix); }
+
 std::string format_ranks(const std::vector<int>& ranks) {
   std::string text;
   for (std::size_t i = 0; i < ranks.size(); ++i) {

@@ -159,12 +159,16 @@ void ServerJob::on_disconnect(ServerSession& session, const std::string& why) {
          "rank " + std::to_string(rank) + " (" + session.peer() + ") " + why + " before the job formed");
   } else if (state_ == State::formed) {
     log::info("bootstrap: rank {} ({}) {}", rank, session.peer(), why);
-    rank_departed(rank);
+    rank_departed(rank, "rank " + std::to_string(rank) + " (" + session.peer() + ") " + why);
   }
 }
 
-void ServerJob::rank_departed(int rank) {
+void ServerJob::rank_departed(int rank, const std::string& why) {
   departed_[static_cast<std::size_t>(rank)] = true;
+  // Never refused for size: a few bytes per rank, and ranks waiting on a
+  // dead one depend on hearing of it.
+  std::string key = wire::departed_key(rank);
+  if (!store_.contains(key)) store(key, why.substr(0, wire::max_text));
   std::uint64_t entered = barriers_entered_[static_cast<std::size_t>(rank)];
   std::erase_if(waits_, [&](const Wait& w) {
     if (w.kind != Wait::Kind::barrier || w.generation < entered) return false;

@@ -7,7 +7,8 @@
 // forming -> failed (join window ended with ranks missing, a joined rank
 // disconnected, or a rank's own join deadline passed), or formed -> failed
 // never happens: after formation a lost rank fails only the barriers that
-// needed it.
+// needed it, and the server records it under the reserved key
+// "departed/<rank>" (wire::departed_key) for ranks still waiting on it.
 //
 // Sessions are referenced by pointer; the server calls on_disconnect()
 // before it destroys a session.
@@ -73,12 +74,17 @@ class ServerJob {
   void handle_barrier(ServerSession& session, const wire::BarrierMessage& barrier, Clock::time_point now);
   void complete_barriers();
   void handle_put(ServerSession& session, const wire::PutMessage& put);
+  // Adds a new key (the caller checked it is new and fits) and answers
+  // the GETs waiting for it.
+  void store(const std::string& key, const std::string& value);
   void handle_get(ServerSession& session, const wire::GetMessage& get, Clock::time_point now);
   void add_wait(ServerSession& session, Wait wait);
   void answer_error(ServerSession& session, wire::ErrorCode code, std::uint64_t request_id,
                     std::vector<int> ranks, const std::string& text);
   void fail(wire::ErrorCode code, std::vector<int> ranks, const std::string& text);
-  void rank_departed(int rank);
+  // Records the departure (wire::departed_key) and fails the barriers
+  // that needed the rank.
+  void rank_departed(int rank, const std::string& why);
   std::vector<int> missing_ranks() const;
   std::vector<int> ranks_behind(std::uint64_t generation) const;
 

@@ -48,6 +48,10 @@ std::vector<int> ServerJob::ranks_behind(std::uint64_t generation) const {
 }
 
 void ServerJob::handle_put(ServerSession& session, const wire::PutMessage& put) {
+  if (wire::is_reserved_key(put.key))
+    return answer_error(session, ErrorCode::key_conflict, put.request_id, {},
+                        "key '" + put.key + "' is reserved: the service writes " +
+                            std::string(wire::departed_prefix) + "<rank> when a rank leaves the job");
   auto done = wire::encode(MessageType::put_done, wire::DoneMessage{put.request_id});
   if (auto it = store_.find(put.key); it != store_.end()) {
     if (it->second == put.value) return session.send(std::move(done));
@@ -57,11 +61,15 @@ void ServerJob::handle_put(ServerSession& session, const wire::PutMessage& put) 
   if (store_bytes_ + put.key.size() + put.value.size() > max_store_bytes)
     return answer_error(session, ErrorCode::resource_limit, put.request_id, {},
                         "the key-value store is full (" + std::to_string(max_store_bytes >> 20) + " MiB)");
-  store_bytes_ += put.key.size() + put.value.size();
-  const auto& value = store_.emplace(put.key, put.value).first->second;
+  store(put.key, put.value);
   session.send(std::move(done));
+}
+
+void ServerJob::store(const std::string& key, const std::string& value) {
+  store_bytes_ += key.size() + value.size();
+  store_.emplace(key, value);
   std::erase_if(waits_, [&](const Wait& w) {
-    if (w.kind != Wait::Kind::get || w.key != put.key) return false;
+    if (w.kind != Wait::Kind::get || w.key != key) return false;
     w.session->send(wire::encode(wire::ValueMessage{w.request_id, value}));
     return true;
   });

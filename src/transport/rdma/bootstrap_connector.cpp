@@ -8,6 +8,13 @@
 // INIT drops packets, and the sender would run out of retries if p took a
 // while to look). Polls are rate-limited (handshake_poll).
 //
+// Departures: a peer that dies before its QP to us is connected never
+// publishes the key we poll, and the keep-alive probe needs a connected
+// QP. So while a key is missing we also ask, every departure_check, whether
+// the bootstrap service saw p's connection close (Bootstrap::departure);
+// if it did and the key is still missing on a second look (p may have
+// published it and then exited), p fails with an IoError naming it.
+//
 // Discovery: a peer that sends to us before we ever use it would wait for
 // us forever, so an idle rank also looks, one peer at a time at
 // discovery_interval, for keys addressed to it.
@@ -26,6 +33,11 @@ namespace {
 std::string info_key(int from, int to) { return "rdma/" + std::to_string(from) + "/" + std::to_string(to); }
 std::string ready_key(int from, int to) { return info_key(from, to) + "/ready"; }
 
+// How often a handshake waiting for a key asks whether its peer left the
+// job: one extra round trip to the service per pending peer at this rate,
+// against a few hundred milliseconds to notice a dead peer.
+constexpr std::chrono::milliseconds departure_check{250};
+
 class BootstrapConnector final : public Connector {
  public:
   explicit BootstrapConnector(const ConnectorSetup& setup)
@@ -40,7 +52,7 @@ class BootstrapConnector final : public Connector {
     Channel& channel = peer.make_channel();
     channel.create_qp(port_);
     auto now = std::chrono::steady_clock::now();
-    pending_[peer.peer()] = Handshake{Phase::publish, now + setup_.connect_timeout, now};
+    pending_[peer.peer()] = Handshake{Phase::publish, now + setup_.connect_timeout, now, now + departure_check};
     log::debug("rdma peer {}: connecting (QP {:#x}) through bootstrap keys", peer.peer(), channel.qpn());
   }
 
@@ -80,6 +92,7 @@ class BootstrapConnector final : public Connector {
     Phase phase;
     TimePoint deadline;
     TimePoint next_poll;
+    TimePoint next_departure_check;
   };
 
   int rank() const { return setup_.core->rank; }
@@ -98,16 +111,30 @@ class BootstrapConnector final : public Connector {
     h.next_poll = now + setup_.core->options.handshake_poll;
     if (h.phase == Phase::await_info) {
       auto value = bootstrap_->try_get(info_key(p, rank()));
-      if (!value) return false;
+      if (!value) return check_departure(peer, h, now, info_key(p, rank()));
       connect(peer, *value);
       bootstrap_->put(ready_key(rank(), p), "1", put_deadline());
       h.phase = Phase::await_ready;
       h.next_poll = now;
       return true;
     }
-    if (!bootstrap_->try_get(ready_key(p, rank()))) return false;
+    if (!bootstrap_->try_get(ready_key(p, rank()))) return check_departure(peer, h, now, ready_key(p, rank()));
     peer.on_connected();
     return done = true;
+  }
+
+  // The awaited key is missing: throws IoError if the peer left the job
+  // (and the key is still missing). Returns false (nothing moved).
+  bool check_departure(const Peer& peer, Handshake& h, TimePoint now, const std::string& awaited) {
+    if (now < h.next_departure_check) return false;
+    h.next_departure_check = now + departure_check;
+    int p = peer.peer();
+    auto why = bootstrap_->departure(p);
+    if (!why || bootstrap_->try_get(awaited)) return false;  // found now: the next poll takes it
+    throw IoError(rank(), p, "rdma connect",
+                  "rank " + std::to_string(p) + " left the job before its RDMA connection to rank " +
+                      std::to_string(rank()) + " was made (bootstrap key " + awaited +
+                      " never appeared; the bootstrap service says: " + *why + ")");
   }
 
   ConnInfo local_info(const Peer& peer) const {
