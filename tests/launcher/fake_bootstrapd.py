@@ -7,6 +7,8 @@ token in RCOLL_JOB_TOKEN. Appends JSON events to $FAKE_BOOTSTRAPD_LOG:
 whose first line must be the token. $FAKE_BOOTSTRAPD_MODE:
   serve    (default) announce, accept; exit 0 once N connections closed
   fail     announce, then after 0.3 s report that ranks never joined, exit 1
+  lost     serve, but exit 1 (reporting a lost rank) as soon as one
+           connection closes, as the real service fails a forming job
   die      report an error and exit 3 without announcing
   garbage  print an unexpected first line, then wait
   silent   never announce, just wait
@@ -28,7 +30,7 @@ def log(event, **fields):
             f.write(json.dumps(dict(event=event, **fields)) + "\n")
 
 
-def serve(listener, size, token):
+def serve(listener, size, token, exit_on_close=False):
     closed = threading.Semaphore(0)
 
     def handle(conn):
@@ -36,6 +38,10 @@ def serve(listener, size, token):
             first = stream.readline().strip().decode(errors="replace")
             log("join", token_ok=(first == token))
             stream.read()  # until the rank disconnects
+        if exit_on_close:
+            print("fake_bootstrapd: rank lost: a connection closed before the job formed",
+                  file=sys.stderr, flush=True)
+            os._exit(1)
         closed.release()
 
     for _ in range(size):
@@ -74,7 +80,7 @@ def main():
         time.sleep(0.3)
         print(f"fake_bootstrapd: ranks never joined: 0 of {args.size} joined", file=sys.stderr)
         sys.exit(1)
-    serve(listener, args.size, token)
+    serve(listener, args.size, token, exit_on_close=(mode == "lost"))
 
 
 if __name__ == "__main__":

@@ -233,6 +233,28 @@ record(f"pid-{RANK}.json", {"child_pid": child.pid})
         self.assertIn("bootstrap service exited with status 1 while ranks were running", stderr)
         self.assert_all_gone(self.recorded_pids())
 
+    def test_a_rank_whose_death_failed_the_service_is_named(self):
+        # The service exits as soon as a rank's connection closes; rank 1
+        # dies 0.3 s after closing its own, as a SIGKILLed rank is reaped a
+        # little after the kernel closed its sockets. The launcher names
+        # that rank and its signal, not only "the bootstrap service exited".
+        self.env["FAKE_BOOTSTRAPD_MODE"] = "lost"
+        body = """
+if RANK == 1:
+    host, _, port = os.environ["RCOLL_BOOTSTRAP"].rpartition(":")
+    with socket.create_connection((host, int(port)), timeout=5) as s:
+        s.sendall(os.environ["RCOLL_JOB_TOKEN"].encode() + b"\\n")
+    time.sleep(0.3)
+    os.kill(os.getpid(), signal.SIGKILL)
+time.sleep(60)
+"""
+        result = self.launch("-n", 2, *self.rank_program(body))
+        stderr = result.stderr.decode()
+        self.assertEqual(result.returncode, 128 + signal.SIGKILL, stderr)
+        self.assertRegex(stderr, r"(?m)^rcoll-run: rank 1 killed by signal SIGKILL; then the bootstrap "
+                                 r"service exited with status 1 \(its output is above\); terminating")
+        self.assertIn("rank lost", stderr)
+
 
 class SignalTest(LauncherTestCase):
     def start_sleeping_job(self, term_handling, *options):

@@ -24,6 +24,10 @@ from . import procs
 POLL_S = 0.05         # how often exits, signals and deadlines are looked at
 FINISH_OUTPUT_S = 2.0  # how long output of ended ranks is still copied
 DAEMON_GRACE_S = 1.0
+# The bootstrap service fails a forming job the moment a joined rank's
+# connection closes, which the kernel does before the dying rank can be
+# reaped; how long to wait for that rank before blaming the service.
+DAEMON_BLAME_WAIT_S = 1.0
 DAEMON_OWNER = "daemon"
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 STATUS_SIGNAL = signal.SIGUSR1
@@ -167,13 +171,16 @@ class Job:
             if rank.running:
                 procs.signal_group(rank.proc.pid, signum)
 
+    def _reaped(self, rank):
+        rank.running = False
+        self._unwatch(rank)
+        self.pump.drain(rank.place.rank)
+
     def _reap_ranks(self):
         for rank in self.ranks:
             if not rank.running or rank.proc.poll() is None:
                 continue
-            rank.running = False
-            self._unwatch(rank)
-            self.pump.drain(rank.place.rank)
+            self._reaped(rank)
             status = rank.proc.returncode
             if status != 0 and not self.stopping:
                 others = any(other.running for other in self.ranks)
@@ -245,8 +252,30 @@ class Job:
         status = self.daemon.proc.poll()
         if status is not None and status != 0:
             self.pump.drain(DAEMON_OWNER)
-            self.stop(1, f"the bootstrap service {procs.describe_status(status)} while "
-                         "ranks were running (its output is above); terminating the ranks")
+            service = f"the bootstrap service {procs.describe_status(status)}"
+            rank = self._first_rank_to_end(DAEMON_BLAME_WAIT_S)
+            if rank is None:
+                self.stop(1, f"{service} while ranks were running (its output is above); terminating the ranks")
+                return
+            # Most likely that rank's death failed the job: name it first.
+            self._reaped(rank)
+            ended = rank.proc.returncode
+            self.stop(procs.exit_code_for(ended), f"{self._describe_end(rank, ended)}; then {service} "
+                      "(its output is above); terminating the other ranks")
+
+    def _first_rank_to_end(self, within_s):
+        """The running rank that fails first within `within_s` (one killed by
+        a signal before one that exited non-zero, when several are seen at
+        once), or None. Output keeps flowing meanwhile."""
+        end = time.monotonic() + within_s
+        while True:
+            ended = [rank for rank in self.ranks
+                     if rank.running and rank.proc.poll() is not None and rank.proc.returncode != 0]
+            if ended:
+                return min(ended, key=lambda rank: rank.proc.returncode >= 0)
+            if time.monotonic() >= end:
+                return None
+            self.pump.poll(0.01)
 
     def _check_deadline(self, deadline):
         if deadline is not None and not self.stopping and time.monotonic() >= deadline:
