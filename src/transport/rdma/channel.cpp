@@ -49,6 +49,10 @@ Channel::Channel(const DeviceHandles& device, const ChannelConfig& config, Where
   send_mr_ = register_memory(device_.pd, send_memory_.get(), send_bytes, IBV_ACCESS_LOCAL_WRITE, where_);
   cq_ = create_cq(device_.context, config_.ring_slots + config_.sq_depth, device_.events, where_);
   for (int i = config_.send_slots; i-- > 0;) free_send_slots_.push_back(static_cast<std::uint32_t>(i));
+  posted_.resize(static_cast<std::size_t>(config_.sq_depth));
+  // A quarter of the scarcer resource: at most signal_every_ - 1 SENDs wait
+  // for a later signaled one, so room always remains to post it.
+  signal_every_ = std::max(1, std::min(config_.send_slots, config_.sq_depth) / 4);
 }
 
 Channel::~Channel() {
@@ -130,9 +134,11 @@ bool Channel::can_write(bool with_imm) const noexcept {
   return sq_used_ < config_.sq_depth && (!with_imm || credits_ > 1);
 }
 
-// Half of OUR ring: when the peer is down to its reserved credit, we owe it
-// nearly the whole ring, so this always fires in time.
-bool Channel::owes_credits() const noexcept { return owed_ > 0 && owed_ >= std::max(1, config_.ring_slots / 2); }
+bool Channel::signal_next_send() noexcept {
+  if (++since_signal_ < signal_every_) return false;
+  since_signal_ = 0;
+  return true;
+}
 
 void Channel::send(MsgHeader header, const void* payload, std::size_t bytes) {
   header.credits = static_cast<std::uint16_t>(std::min(owed_, 0xffff));
@@ -141,7 +147,7 @@ void Channel::send(MsgHeader header, const void* payload, std::size_t bytes) {
   ibv_sge sge[2] = {};
   ibv_send_wr wr{};
   wr.opcode = IBV_WR_SEND;
-  wr.send_flags = IBV_SEND_SIGNALED;
+  wr.send_flags = signal_next_send() ? IBV_SEND_SIGNALED : 0;
   wr.sg_list = sge;
   if (sizeof(header) + bytes <= config_.max_inline) {
     sge[0] = {reinterpret_cast<std::uintptr_t>(&header), sizeof(header), 0};
@@ -150,6 +156,7 @@ void Channel::send(MsgHeader header, const void* payload, std::size_t bytes) {
     wr.send_flags |= IBV_SEND_INLINE;
     wr.wr_id = make_wr_id(WrKind::send_inline, 0);
     ++inline_sends;
+    post(wr, "ibv_post_send(SEND)");
   } else {
     std::uint32_t slot = free_send_slots_.back();
     free_send_slots_.pop_back();
@@ -159,8 +166,8 @@ void Channel::send(MsgHeader header, const void* payload, std::size_t bytes) {
     sge[0] = {reinterpret_cast<std::uintptr_t>(at), static_cast<std::uint32_t>(sizeof(header) + bytes), send_mr_->lkey};
     wr.num_sge = 1;
     wr.wr_id = make_wr_id(WrKind::send_bounce, slot);
+    post(wr, "ibv_post_send(SEND)", static_cast<std::int32_t>(slot));
   }
-  post(wr, "ibv_post_send(SEND)");
 }
 
 void Channel::write(const void* src, std::size_t bytes, std::uint32_t lkey, std::uint64_t remote_addr,
@@ -190,9 +197,15 @@ void Channel::probe() {
   post(wr, "ibv_post_send(keep-alive RDMA_WRITE)");
 }
 
-void Channel::post(ibv_send_wr& wr, std::string_view what) {
+void Channel::post(ibv_send_wr& wr, std::string_view what, std::int32_t slot) {
   ibv_send_wr* bad = nullptr;
-  if (int err = ibv_post_send(qp_, &wr, &bad)) throw_verb_error(where_, what, err);
+  if (int err = ibv_post_send(qp_, &wr, &bad)) {
+    if (slot >= 0) free_send_slots_.push_back(static_cast<std::uint32_t>(slot));
+    throw_verb_error(where_, what, err);
+  }
+  bool signaled = (wr.send_flags & IBV_SEND_SIGNALED) != 0;
+  if (signaled) since_signal_ = 0;
+  posted_[(posted_head_ + static_cast<std::size_t>(sq_used_)) % posted_.size()] = Posted{signaled, slot};
   ++sq_used_;
 }
 
@@ -202,9 +215,14 @@ int Channel::poll(std::span<ibv_wc> out) {
   return n;
 }
 
-void Channel::on_send_completion(std::uint64_t wr_id) noexcept {
-  --sq_used_;
-  if (wr_kind(wr_id) == WrKind::send_bounce) free_send_slots_.push_back(static_cast<std::uint32_t>(wr_value(wr_id)));
+void Channel::on_send_completion() noexcept {
+  while (sq_used_ > 0) {
+    Posted done = posted_[posted_head_];
+    posted_head_ = (posted_head_ + 1) % posted_.size();
+    --sq_used_;
+    if (done.slot >= 0) free_send_slots_.push_back(static_cast<std::uint32_t>(done.slot));
+    if (done.signaled) return;
+  }
 }
 
 std::span<const std::byte> Channel::slot(std::size_t index) const noexcept {

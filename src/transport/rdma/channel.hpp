@@ -12,6 +12,7 @@
 // two sides that both ran dry can always return credits to each other.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -87,7 +88,9 @@ class Channel {
   // it must be ACKed: a peer whose QP is gone makes it fail (retry
   // exceeded). The caller checks can_write(false) first.
   void probe();
-  bool owes_credits() const noexcept;
+  // Half of OUR ring: when the peer is down to its reserved credit, we owe it
+  // nearly the whole ring, so this always fires in time.
+  bool owes_credits() const noexcept { return owed_ > 0 && owed_ >= std::max(1, config_.ring_slots / 2); }
   // False (and no change) if the peer returns more credits than it could
   // owe: a ring has no more receives than slots.
   bool add_credits(int credits) noexcept {
@@ -98,7 +101,9 @@ class Channel {
 
   // Completions.
   int poll(std::span<ibv_wc> out);
-  void on_send_completion(std::uint64_t wr_id) noexcept;
+  // A successful send-queue completion: retires its work request and the
+  // unsignaled SENDs posted before it.
+  void on_send_completion() noexcept;
   std::span<const std::byte> slot(std::size_t index) const noexcept;
   // Gives the slot back to the device; its credit is owed to the peer.
   void repost(std::size_t index);
@@ -120,7 +125,10 @@ class Channel {
   ibv_qp_init_attr qp_init_attr();
   void post_ring();
   void post_recv(std::size_t index);
-  void post(ibv_send_wr& wr, std::string_view what);
+  // Posts `wr` and records it in posted_; `slot` is the bounce slot it
+  // holds (freed on failure to post, or when the WR retires).
+  void post(ibv_send_wr& wr, std::string_view what, std::int32_t slot = -1);
+  bool signal_next_send() noexcept;
 
   Where where_;
   ChannelConfig config_;
@@ -138,6 +146,19 @@ class Channel {
   int owed_ = 0;     // receives reposted and not yet announced
   std::size_t peer_slot_bytes_ = 0;
   int sq_used_ = 0;
+  // Selective signaling: SENDs are posted unsignaled except every
+  // signal_every_-th (the device writes, and we poll, fewer completions).
+  // An RC send queue completes in post order, so a signaled completion
+  // also retires every unsignaled SEND posted before it. posted_ holds the
+  // work requests not yet retired, oldest first.
+  struct Posted {
+    bool signaled;
+    std::int32_t slot;  // bounce slot to free, or -1
+  };
+  std::vector<Posted> posted_;  // ring of sq_depth entries
+  std::size_t posted_head_ = 0;
+  int signal_every_ = 1;
+  int since_signal_ = 0;  // unsignaled SENDs posted since the last signaled one
   bool armed_ = false;
 };
 

@@ -41,15 +41,15 @@ void Peer::on_completion(const ibv_wc& wc) {
     }
     case WrKind::send_bounce:
     case WrKind::send_inline:
-      channel_->on_send_completion(wc.wr_id);
+      channel_->on_send_completion();
       return;
     case WrKind::write:
     case WrKind::write_imm:
-      channel_->on_send_completion(wc.wr_id);
+      channel_->on_send_completion();
       on_write_done(wc.wr_id, wr_kind(wc.wr_id) == WrKind::write_imm);
       return;
     case WrKind::probe:
-      channel_->on_send_completion(wc.wr_id);
+      channel_->on_send_completion();
       probing_ = false;
       return;
   }
@@ -100,7 +100,8 @@ void Peer::on_rts(const MsgHeader& header) {
     return;
   }
   ++core_.stats.unexpected_messages;
-  unexpected_.push_back({.tag = header.tag, .rts = true, .length = header.length, .send_id = header.send_id});
+  unexpected_.push_back(
+      {.tag = header.tag, .rts = true, .payload = {}, .payload_bytes = 0, .length = header.length, .send_id = header.send_id});
 }
 
 void Peer::on_write_done(std::uint64_t wr_id, bool final) {
