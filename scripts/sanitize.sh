@@ -96,7 +96,7 @@ start=$SECONDS
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$CXX" \
   -DCMAKE_CXX_FLAGS="$FLAGS $DEFINES" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
   -DCMAKE_EXE_LINKER_FLAGS="$FLAGS" -DCMAKE_SHARED_LINKER_FLAGS="$FLAGS" \
-  -DRCOLL_BUILD_BENCH=OFF -DRCOLL_BUILD_EXAMPLES=OFF > /dev/null
+  -DRCOLL_BUILD_BENCH=OFF -DRCOLL_BUILD_EXAMPLES=OFF -DRCOLL_LTO=OFF > /dev/null
 # Only what the unit suites need: the library, the selected test executables.
 targets=$(cmake --build "$BUILD_DIR" --target help | sed -n 's/^\([A-Za-z0-9_]*_test\): .*/\1/p')
 if [ "$MODE" = tsan ]; then

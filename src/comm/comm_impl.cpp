@@ -36,7 +36,10 @@ bool status_signal_requested() {
 
 CommImpl::CommImpl(const Options& options, const JoinFunction& join,
                    std::unique_ptr<bootstrap::BootstrapServer> server, const TransportFactory& make_transport)
-    : options_(options), server_(std::move(server)), state_(std::make_shared<CallState>(options.rank)) {
+    : options_(options),
+      server_(std::move(server)),
+      state_(std::make_shared<CallState>(options.rank)),
+      core_sharing_(options.local_size) {
   validate_options(options_);
   log::set_rank(options_.rank);
   Deadline deadline = Deadline::after(options_.timeout);

@@ -22,6 +22,7 @@
 #include "comm/call_info.hpp"
 #include "comm/call_state.hpp"
 #include "comm/call_watch.hpp"
+#include "comm/core_sharing.hpp"
 #include "comm/failure_report.hpp"
 #include "comm/hang_diagnosis.hpp"
 #include "comm/link_calibration.hpp"
@@ -89,7 +90,7 @@ class CommImpl {
     Deadline deadline = Deadline::after(span);
     CallWatch watch(call, *state_, call.collective() ? &*diagnosis_ : nullptr,
                     deadline.at() - span + HangDiagnosis::slow_after(span));
-    transport::ScopedWaitObserver observe(&watch);
+    transport::ScopedWaitObserver observe(&watch, core_sharing_.spin_mode());
     state_->enter(call);
     try {
       body(deadline, LazyText(label));
@@ -124,6 +125,7 @@ class CommImpl {
   LinkModel link_model_;
   std::optional<collectives::ChoiceTable> choices_;
   std::shared_ptr<CallState> state_;
+  CoreSharing core_sharing_;
   std::uint64_t sequence_ = 0;
   std::string broken_reason_;
 };

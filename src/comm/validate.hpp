@@ -1,9 +1,13 @@
 // Argument checks run before any communication: a call that fails here has
 // sent nothing and leaves the communicator intact (InvalidArgument).
+//
+// The checks run on every call, so the tests are inline and only the
+// error paths (building the message, throwing) are out of line.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
+#include <limits>
 #include <string_view>
 
 #include "rcoll/options.hpp"
@@ -12,13 +16,52 @@
 namespace rcoll::detail {
 
 void validate_options(const Options& options);
-// Returns count * dtype_size(type), checking dtype, op (if any) and overflow.
-std::size_t checked_bytes(int rank, std::string_view call, std::size_t count, DataType type);
-void check_op(int rank, std::string_view call, ReduceOp op);
-void check_buffer(int rank, std::string_view call, std::string_view name, const void* buf, std::size_t count);
-void check_peer(int rank, int size, std::string_view call, std::string_view role, int peer);
-void check_user_tag(int rank, std::string_view call, int tag);
+
+// The error paths of the checks below.
+[[noreturn, gnu::cold]] void throw_bad_dtype(int rank, std::string_view call, DataType type);
+[[noreturn, gnu::cold]] void throw_byte_overflow(int rank, std::string_view call, std::size_t count, DataType type);
+[[noreturn, gnu::cold]] void throw_bad_op(int rank, std::string_view call, ReduceOp op);
+[[noreturn, gnu::cold]] void throw_null_buffer(int rank, std::string_view call, std::string_view name, std::size_t count);
+[[noreturn, gnu::cold]] void throw_bad_peer(int rank, int size, std::string_view call, std::string_view role, int peer);
+[[noreturn, gnu::cold]] void throw_bad_tag(int rank, std::string_view call, int tag);
+[[noreturn, gnu::cold]] void throw_bad_timeout(int rank, std::string_view call, std::chrono::milliseconds timeout);
+
+// Returns count * dtype_size(type), checking dtype and overflow.
+inline std::size_t checked_bytes(int rank, std::string_view call, std::size_t count, DataType type) {
+  std::size_t element = dtype_size(type);
+  if (element == 0) [[unlikely]]
+    throw_bad_dtype(rank, call, type);
+  if (count > std::numeric_limits<std::size_t>::max() / element) [[unlikely]]
+    throw_byte_overflow(rank, call, count, type);
+  return count * element;
+}
+
+inline void check_op(int rank, std::string_view call, ReduceOp op) {
+  switch (op) {
+    case ReduceOp::sum: case ReduceOp::prod: case ReduceOp::min: case ReduceOp::max: return;
+  }
+  throw_bad_op(rank, call, op);
+}
+
+inline void check_buffer(int rank, std::string_view call, std::string_view name, const void* buf, std::size_t count) {
+  if (buf == nullptr && count > 0) [[unlikely]]
+    throw_null_buffer(rank, call, name, count);
+}
+
+inline void check_peer(int rank, int size, std::string_view call, std::string_view role, int peer) {
+  if (peer < 0 || peer >= size) [[unlikely]]
+    throw_bad_peer(rank, size, call, role, peer);
+}
+
+inline void check_user_tag(int rank, std::string_view call, int tag) {
+  if (tag < 0) [[unlikely]]
+    throw_bad_tag(rank, call, tag);
+}
+
 // A per-call timeout (CallOptions::timeout) must not be negative; 0 = default.
-void check_timeout(int rank, std::string_view call, std::chrono::milliseconds timeout);
+inline void check_timeout(int rank, std::string_view call, std::chrono::milliseconds timeout) {
+  if (timeout.count() < 0) [[unlikely]]
+    throw_bad_timeout(rank, call, timeout);
+}
 
 }  // namespace rcoll::detail

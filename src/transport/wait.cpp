@@ -3,7 +3,6 @@
 #include <sched.h>
 
 #include <algorithm>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,9 +15,13 @@ namespace {
 // keeps oversubscribed hosts (more ranks than cores) usable. See docs/THREADING.md.
 constexpr auto spin_budget = std::chrono::microseconds(50);
 constexpr auto block_slice = std::chrono::microseconds(20000);
-constexpr unsigned yield_every = 8;
+constexpr unsigned check_every = 8;  // idle spins per clock read and yield
 
-thread_local WaitObserver* current_observer = nullptr;
+// initial-exec: every call sets these, and the default model for a shared
+// library costs a __tls_get_addr call per access. The library is linked,
+// not dlopen'ed, and the two fit in any static TLS reserve.
+[[gnu::tls_model("initial-exec")]] thread_local WaitObserver* current_observer = nullptr;
+[[gnu::tls_model("initial-exec")]] thread_local SpinMode current_spin = SpinMode::yield;
 
 const Request* first_failed(std::span<const RequestPtr> requests) {
   for (const auto& r : requests)
@@ -78,16 +81,25 @@ std::vector<int> pending_peers(std::span<const RequestPtr> requests) {
   return peers;
 }
 
-ScopedWaitObserver::ScopedWaitObserver(WaitObserver* observer) noexcept : previous_(current_observer) {
+ScopedWaitObserver::ScopedWaitObserver(WaitObserver* observer, SpinMode spin) noexcept
+    : previous_(current_observer), previous_spin_(current_spin) {
   current_observer = observer;
+  current_spin = spin;
 }
 
-ScopedWaitObserver::~ScopedWaitObserver() { current_observer = previous_; }
+ScopedWaitObserver::~ScopedWaitObserver() {
+  current_observer = previous_;
+  current_spin = previous_spin_;
+}
 
 void wait_all(Transport& transport, std::span<const RequestPtr> requests, Deadline deadline, const LazyText& step) {
   // No clock read until something is still pending after a progress call:
   // small messages often complete inside isend/irecv or the first progress.
-  std::optional<Deadline::Clock::time_point> spin_until;
+  // While idle, the clock is read (and the core yielded) only every
+  // check_every spins: a clock read costs as much as a progress call that
+  // finds nothing, and the spin is what notices the answer.
+  constexpr auto not_spinning = Deadline::Clock::time_point::max();
+  auto spin_until = not_spinning;  // set at the first idle clock read
   unsigned idle_spins = 0;
   while (true) {
     if (const Request* failed = first_failed(requests)) {
@@ -96,19 +108,20 @@ void wait_all(Transport& transport, std::span<const RequestPtr> requests, Deadli
     }
     if (all_finished(requests)) return;
     if (transport.progress()) {
-      spin_until.reset();
+      spin_until = not_spinning;
+      idle_spins = 0;
       continue;
     }
+    if (++idle_spins % check_every != 0) continue;
     auto now = Deadline::Clock::now();
     if (now >= deadline.at()) throw_timeout(transport, requests, step);
-    if (!spin_until) spin_until = now + spin_budget;
-    if (now < *spin_until) {
-      // A peer sharing our core (more ranks than cores, or a loaded host)
-      // can only answer when we let it run: without this, every wait
-      // burnt the whole spin budget first (134 µs per 8 B allreduce with
-      // two ranks on one core, 18 µs with this). Every 8th idle spin, so
-      // a rank with a core of its own pays one cheap system call per 8.
-      if (++idle_spins % yield_every == 0) sched_yield();
+    if (spin_until == not_spinning) spin_until = now + spin_budget;
+    if (now < spin_until) {
+      // A peer sharing our core (more ranks than cores) can only answer
+      // when we let it run: without this, every wait burnt the whole spin
+      // budget first (134 µs per 8 B allreduce with two ranks on one core,
+      // 18 µs with this).
+      if (current_spin == SpinMode::yield) sched_yield();
       continue;
     }
     if (current_observer != nullptr) observe(*current_observer, transport, now, requests, step);

@@ -2,6 +2,7 @@
 // wait_for_activity(), until done or the deadline passes.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -40,17 +41,25 @@ class WaitObserver {
   ~WaitObserver() = default;
 };
 
-// Makes `observer` the current thread's WaitObserver until destroyed (then
-// the previous one is back). Null: none.
+// How a wait spins before it blocks. `yield` calls sched_yield() every few
+// idle spins, so that a rank sharing our core can answer during the spin;
+// `pure` makes no system call, for a rank with a core of its own (a
+// yield there only delays noticing the answer). Waits outside a
+// ScopedWaitObserver use `yield`.
+enum class SpinMode : std::uint8_t { yield, pure };
+
+// Makes `observer` (null: none) and `spin` the current thread's until
+// destroyed; then the previous ones are back.
 class ScopedWaitObserver {
  public:
-  explicit ScopedWaitObserver(WaitObserver* observer) noexcept;
+  explicit ScopedWaitObserver(WaitObserver* observer, SpinMode spin = SpinMode::yield) noexcept;
   ~ScopedWaitObserver();
   ScopedWaitObserver(const ScopedWaitObserver&) = delete;
   ScopedWaitObserver& operator=(const ScopedWaitObserver&) = delete;
 
  private:
   WaitObserver* previous_;
+  SpinMode previous_spin_;
 };
 
 }  // namespace rcoll::transport

@@ -296,8 +296,7 @@ bool Peer::poll() {
   return n > 0;
 }
 
-bool Peer::flush() {
-  if (link_ != Link::connected) return false;
+bool Peer::flush_queued(bool probe_check) {
   try {
     bool moved = false;
     while (!control_.empty() && channel_->can_send(control_.front().kind)) {
@@ -309,14 +308,14 @@ bool Peer::flush() {
       channel_->send(header, nullptr, 0);
       moved = true;
     }
-    moved |= post_outbox();
-    moved |= pump_all_writes();
+    if (!outbox_.empty()) moved |= post_outbox();
+    if (!writers_.empty()) moved |= pump_all_writes();
     if (channel_->owes_credits() && channel_->can_send(MsgKind::credit)) {
       channel_->send(MsgHeader{.kind = MsgKind::credit}, nullptr, 0);
       ++core_.stats.credit_messages;
       moved = true;
     }
-    probe_if_quiet();
+    if (probe_check) probe_if_quiet();
     return moved;
   } catch (const IoError&) {
     fail(std::current_exception());
@@ -332,11 +331,8 @@ bool Peer::flush() {
 // its process computes; a dead one's QP is gone and the probe's failed
 // completion fails the peer (on_failed_completion).
 void Peer::probe_if_quiet() {
-  // Runs in every progress call: read the clock only every 64th time (the
-  // interval is in hundreds of milliseconds; a clock read is not free).
-  constexpr unsigned check_every = 64;
   auto interval = core_.options.keepalive_interval;
-  if (interval.count() == 0 || probing_ || !has_operations() || ++quiet_checks_ % check_every != 0) return;
+  if (interval.count() == 0 || probing_ || !has_operations()) return;
   auto now = std::chrono::steady_clock::now();
   if (std::exchange(heard_since_check_, false)) heard_ = now;
   if (now - heard_ < interval || !channel_->can_write(false)) return;

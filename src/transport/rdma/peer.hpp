@@ -87,7 +87,16 @@ class Peer {
 
   // Progress: handle completions, then post what credits and room allow.
   bool poll();
-  bool flush();
+  // Posts what is queued and the credits owed; every keepalive_check_every
+  // calls also sends a keep-alive probe if one is due. The idle case is
+  // decided here, inline: this runs for every peer in every progress call.
+  bool flush() {
+    if (link_ != Link::connected) return false;
+    bool probe_check = ++quiet_checks_ % keepalive_check_every == 0;
+    if (control_.empty() && outbox_.empty() && writers_.empty() && !channel_->owes_credits() && !probe_check)
+      return false;
+    return flush_queued(probe_check);
+  }
 
  private:
   struct SendOp;
@@ -136,6 +145,7 @@ class Peer {
   bool post_outbox();
   bool pump_writes(SendOp& op);
   bool pump_all_writes();
+  bool flush_queued(bool probe_check);
   void probe_if_quiet();
 
   Core& core_;
@@ -157,7 +167,10 @@ class Peer {
   std::vector<SendOp*> writers_;   // rendezvous sends with writes to post or complete
   std::chrono::steady_clock::time_point heard_{};  // last completion seen by probe_if_quiet
   bool heard_since_check_ = false;                 // a completion since probe_if_quiet last read the clock
-  unsigned quiet_checks_ = 0;                      // probe_if_quiet reads the clock every Nth call
+  // The keep-alive interval is hundreds of milliseconds and a clock read is
+  // not free: flush() looks every keepalive_check_every calls.
+  static constexpr unsigned keepalive_check_every = 64;
+  unsigned quiet_checks_ = 0;
   bool probing_ = false;                           // a keep-alive probe is in flight
   // Last: the QP goes before the operations' registrations are released.
   std::unique_ptr<Channel> channel_;

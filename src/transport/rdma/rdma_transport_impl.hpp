@@ -38,6 +38,7 @@ class RdmaTransport final : public Transport {
  private:
   Peer& use(int peer);
   bool poll_peers();
+  bool spin(std::chrono::steady_clock::time_point until);
   void block_for_events(std::chrono::steady_clock::time_point until);
   void drain_cq_events();
   void drain(Peer& peer, std::uint32_t recv_id);
