@@ -60,4 +60,11 @@ class Request {
 
 using RequestPtr = std::shared_ptr<Request>;
 
+// A new pending request. Transports make one per isend/irecv, so the memory
+// (the Request with its shared_ptr control block, one block) comes from a
+// small per-thread free list rather than a malloc/free pair each time
+// (about 130 instructions per pair in the guest profile). A request may be
+// released on any thread; its block then joins that thread's list.
+RequestPtr make_request(Request::Kind kind, int peer, Tag tag, std::size_t capacity);
+
 }  // namespace rcoll::transport

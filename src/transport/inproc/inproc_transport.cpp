@@ -72,7 +72,7 @@ class InprocTransport final : public Transport {
   void set_peer_endpoints(std::vector<PeerEndpoint>) override {}
 
   RequestPtr isend(int peer, Tag tag, const void* buf, std::size_t bytes) override {
-    auto request = std::make_shared<Request>(Request::Kind::send, peer, tag, bytes);
+    auto request = make_request(Request::Kind::send, peer, tag, bytes);
     Mailbox& box = mailbox(peer);
     {
       std::lock_guard lock(box.mutex);
@@ -85,7 +85,7 @@ class InprocTransport final : public Transport {
   }
 
   RequestPtr irecv(int peer, Tag tag, void* buf, std::size_t capacity) override {
-    auto request = std::make_shared<Request>(Request::Kind::recv, peer, tag, capacity);
+    auto request = make_request(Request::Kind::recv, peer, tag, capacity);
     Mailbox& box = mailbox(rank_);
     std::lock_guard lock(box.mutex);
     for (auto it = box.unexpected.begin(); it != box.unexpected.end(); ++it) {

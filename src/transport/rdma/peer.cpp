@@ -40,7 +40,7 @@ Peer::~Peer() {
 }
 
 RequestPtr Peer::isend(Tag tag, const void* buf, std::size_t bytes) {
-  auto request = std::make_shared<Request>(Request::Kind::send, peer_, tag, bytes);
+  auto request = make_request(Request::Kind::send, peer_, tag, bytes);
   if (link_ == Link::failed) {
     request->fail(error_);
     return request;
@@ -83,7 +83,7 @@ bool Peer::send_eager_now(Tag tag, const void* buf, std::size_t bytes) {
 }
 
 RequestPtr Peer::irecv(Tag tag, void* buf, std::size_t capacity) {
-  auto request = std::make_shared<Request>(Request::Kind::recv, peer_, tag, capacity);
+  auto request = make_request(Request::Kind::recv, peer_, tag, capacity);
   if (link_ == Link::failed && !has_unexpected(tag)) {
     request->fail(error_);
     return request;
@@ -132,6 +132,7 @@ Peer::RecvOpPtr Peer::take_posted(Tag tag) {
 }
 
 bool Peer::take_unexpected(Tag tag, Unexpected& out) {
+  if (unexpected_.empty()) return false;  // the common case; a deque search is not cheap
   auto it = std::find_if(unexpected_.begin(), unexpected_.end(), [tag](const Unexpected& u) { return u.tag == tag; });
   if (it == unexpected_.end()) return false;
   out = std::move(*it);
