@@ -205,7 +205,8 @@ void Channel::post(ibv_send_wr& wr, std::string_view what, std::int32_t slot) {
   }
   bool signaled = (wr.send_flags & IBV_SEND_SIGNALED) != 0;
   if (signaled) since_signal_ = 0;
-  posted_[(posted_head_ + static_cast<std::size_t>(sq_used_)) % posted_.size()] = Posted{signaled, slot};
+  std::size_t tail = posted_head_ + static_cast<std::size_t>(sq_used_);  // sq_used_ < size: one wrap at most
+  posted_[tail < posted_.size() ? tail : tail - posted_.size()] = Posted{signaled, slot};
   ++sq_used_;
 }
 
@@ -218,7 +219,7 @@ int Channel::poll(std::span<ibv_wc> out) {
 void Channel::on_send_completion() noexcept {
   while (sq_used_ > 0) {
     Posted done = posted_[posted_head_];
-    posted_head_ = (posted_head_ + 1) % posted_.size();
+    if (++posted_head_ == posted_.size()) posted_head_ = 0;
     --sq_used_;
     if (done.slot >= 0) free_send_slots_.push_back(static_cast<std::uint32_t>(done.slot));
     if (done.signaled) return;

@@ -71,8 +71,9 @@ void Peer::on_message(const MsgHeader& header, const std::byte* payload, std::si
   if (!channel_->add_credits(header.credits))
     throw IoError(core_.rank, peer_, "rdma recv", "peer returned " + std::to_string(header.credits) +
                                                       " credits, more than its ring holds");
-  log::trace("rdma peer {}: got {} tag {} length {} send {} recv {} credits {}", peer_, kind_name(header.kind),
-             header.tag, header.length, header.send_id, header.recv_id, header.credits);
+  if (log::get().should_log(spdlog::level::trace)) [[unlikely]]
+    log::trace("rdma peer {}: got {} tag {} length {} send {} recv {} credits {}", peer_, kind_name(header.kind),
+               header.tag, header.length, header.send_id, header.recv_id, header.credits);
   switch (header.kind) {
     case MsgKind::eager: on_eager(header, payload, payload_bytes); return;
     case MsgKind::rts: on_rts(header); return;

@@ -89,18 +89,21 @@ void RdmaTransport::set_peer_endpoints(std::vector<PeerEndpoint> endpoints) {
 }
 
 Peer& RdmaTransport::use(int peer) {
-  if (peer < 0 || peer >= config_.size)
+  if (peer < 0 || peer >= config_.size) [[unlikely]]
     throw InvalidArgument("rank " + std::to_string(config_.rank) + ": peer " + std::to_string(peer) +
                           " out of range [0, " + std::to_string(config_.size) + ")");
   Peer& p = *peers_[static_cast<std::size_t>(peer)];
-  if (p.link() == Peer::Link::idle && !p.is_self()) {
-    try {
-      connector_->start(p);
-    } catch (const Error&) {
-      p.fail(std::current_exception());
-    }
-  }
+  if (p.link() == Peer::Link::idle && !p.is_self()) [[unlikely]]
+    start_connecting(p);
   return p;
+}
+
+void RdmaTransport::start_connecting(Peer& peer) {
+  try {
+    connector_->start(peer);
+  } catch (const Error&) {
+    peer.fail(std::current_exception());
+  }
 }
 
 RequestPtr RdmaTransport::isend(int peer, Tag tag, const void* buf, std::size_t bytes) {

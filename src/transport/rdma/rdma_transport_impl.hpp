@@ -36,7 +36,9 @@ class RdmaTransport final : public Transport {
   std::shared_ptr<BufferRegistration::Owner> registrations() const { return registrations_; }
 
  private:
+  // The peer's record, its connection started on first use.
   Peer& use(int peer);
+  void start_connecting(Peer& peer);
   bool poll_peers();
   bool spin(std::chrono::steady_clock::time_point until);
   void block_for_events(std::chrono::steady_clock::time_point until);
