@@ -17,6 +17,7 @@
 #include "rcoll/errors.hpp"
 #include "support/free_port.hpp"
 #include "transport/tcp/tcp_transport.hpp"
+#include "transport/tcp/wire.hpp"
 #include "transport/wait.hpp"
 
 namespace rcoll::transport {
@@ -49,8 +50,9 @@ TEST(TcpTransport, AdvertisesZeroCopyAndProtocolSizes) {
   EXPECT_EQ(t->name(), "tcp");
   EXPECT_TRUE(t->capabilities().zero_copy_send);
   EXPECT_TRUE(t->capabilities().zero_copy_recv);
-  EXPECT_GT(t->capabilities().eager_limit, 0u);
-  EXPECT_GT(t->capabilities().preferred_segment, t->capabilities().eager_limit);
+  // eager_limit: the credit window, above the always-eager size (tcp_credit_test).
+  EXPECT_GE(t->capabilities().eager_limit, tcp::free_eager_limit);
+  EXPECT_GT(t->capabilities().preferred_segment, tcp::free_eager_limit);
 }
 
 TEST(TcpTransport, UnknownInterfaceIsInvalidArgument) {
@@ -157,19 +159,22 @@ TEST(TcpTransport, StrayClientIsDropped) {
 }
 
 // A rendezvous send cancelled before its clear-to-send: the sender's buffer is
-// not read again, the receive fails naming the withdrawal, and the
-// connection carries on.
+// not read again (the receive buffer gets nothing read after the cancel),
+// the receive fails naming the withdrawal, and the connection carries on.
 TEST(TcpTransport, CancelledRendezvousSendIsWithdrawn) {
   auto t0 = make(0, 2);
   auto t1 = make(1, 2);
   std::vector<PeerEndpoint> endpoints = {{"127.0.0.1", t0->local_endpoint()}, {"127.0.0.1", t1->local_endpoint()}};
   t0->set_peer_endpoints(endpoints);
   t1->set_peer_endpoints(endpoints);
-  const std::size_t size = 4u << 20;
-  std::vector<std::uint8_t> out(size, 0xAB), in(size, 0);
+  const std::size_t size = 2 * t0->capabilities().eager_limit + 8;  // beyond any credit: rendezvous
+  std::vector<std::uint8_t> out(size, 0xAB), in(size, 0x11);
   std::atomic<int> stage{0};
+  std::uint8_t ping = 1;
   std::thread receiver([&] {
-    while (stage.load() == 0) t1->progress();  // accept the connection, see the RTS
+    std::uint8_t got_ping = 0;
+    wait(*t1, t1->irecv(0, 3, &got_ping, 1), Deadline::after(5s), "warm-up recv");
+    while (stage.load() == 0) t1->progress();  // see the RTS, answer nothing yet
     std::string what = message_of([&] { wait(*t1, t1->irecv(0, 1, in.data(), size), Deadline::after(5s), "recv"); });
     EXPECT_NE(what.find("withdrew"), std::string::npos) << what;
     std::uint32_t got = 0;
@@ -177,9 +182,12 @@ TEST(TcpTransport, CancelledRendezvousSendIsWithdrawn) {
     EXPECT_EQ(got, 5u);
     stage = 2;
   });
+  // With the connection up, the RTS is written inside isend, so the cancel
+  // finds it on the wire (no time allowance needed); the clear-to-send can
+  // only come after stage 1, when the receive is posted.
+  wait(*t0, t0->isend(1, 3, &ping, 1), Deadline::after(5s), "warm-up send");
   auto send = t0->isend(1, 1, out.data(), size);
   auto deadline = Deadline::after(5s);
-  while (!deadline.expired() && deadline.remaining() > 4900ms) t0->progress();  // RTS goes out
   t0->cancel(*send);
   EXPECT_EQ(send->state(), Request::State::cancelled);
   std::fill(out.begin(), out.end(), 0);  // must never reach the receiver
@@ -188,7 +196,7 @@ TEST(TcpTransport, CancelledRendezvousSendIsWithdrawn) {
   wait(*t0, t0->isend(1, 2, &value, sizeof(value)), Deadline::after(5s), "send after");
   while (stage.load() != 2 && !deadline.expired()) t0->progress();
   receiver.join();
-  EXPECT_EQ(std::count(in.begin(), in.end(), 0), static_cast<std::ptrdiff_t>(size));
+  EXPECT_EQ(std::count(in.begin(), in.end(), 0), 0) << "bytes read from the buffer after the cancel arrived";
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Peer: requests, the connection, and failure. Frame handling is in peer_frames.cpp.
 #include "transport/tcp/peer.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "common/log.hpp"
@@ -29,8 +30,14 @@ std::string_view to_string(Peer::State state) noexcept {
   return "?";
 }
 
-Peer::Peer(int self, int rank, std::size_t eager_limit, Poller& poller)
-    : self_(self), rank_(rank), eager_limit_(eager_limit), poller_(poller), pool_(eager_limit, pooled_blocks) {
+Peer::Peer(int self, int rank, std::size_t eager_limit, Poller& poller, CreditLimits credit)
+    : self_(self),
+      rank_(rank),
+      eager_limit_(eager_limit),
+      limits_{credit.window, std::min(credit.eager, credit.window)},
+      poller_(poller),
+      pool_(eager_limit, pooled_blocks),
+      credit_(credit.window) {
   if (self == rank) where_ = "self";
 }
 
@@ -40,17 +47,17 @@ Peer::~Peer() {
 
 void Peer::post_send(const RequestPtr& request, const void* buf, std::size_t bytes) {
   if (rank_ == self_) return send_to_self(request, buf, bytes);
-  FrameHeader header;
-  header.tag = request->tag();
-  header.length = bytes;
-  if (bytes <= eager_limit_) {
+  const bool credited = bytes > eager_limit_;
+  if (!credited || (bytes <= limits_.eager && bytes <= credit_)) {
+    FrameHeader header;
     header.type = FrameType::eager;
-    tx_.push(header, buf, bytes, request);
+    header.tag = request->tag();
+    header.length = bytes;
+    const std::size_t credit = credited ? bytes : 0;
+    credit_ -= credit;
+    tx_.push(header, buf, bytes, {request, credit});
   } else {
-    header.type = FrameType::rts;
-    header.id = next_id_++;
-    rdv_sends_.emplace(header.id, RdvSend{request, static_cast<const std::byte*>(buf), bytes});
-    tx_.push(header, nullptr, 0, nullptr);
+    send_rts(request, static_cast<const std::byte*>(buf), bytes);
   }
   flush();
 }
@@ -62,13 +69,13 @@ void Peer::post_recv(const RequestPtr& request, void* buf, std::size_t capacity)
     if (it->type == FrameType::rts) {
       accept_rts(it->tag, it->length, it->id, recv);
       unexpected_.erase(it);
-      flush();
     } else if (!it->complete) {
       it->claimant = recv;  // completed by on_payload_done
     } else {
       deliver_copy(it->payload.get(), it->length, recv);
       release(it);
     }
+    flush();  // a CTS, or a CREDIT frame a release queued
     return;
   }
   if (state_ == State::failed) return fail_request(*request);
@@ -81,7 +88,8 @@ void Peer::send_to_self(const RequestPtr& request, const void* buf, std::size_t 
   if (take_posted(request->tag(), recv)) {
     deliver_copy(data, bytes, recv);
   } else {
-    auto& stored = unexpected_.emplace_back(Unexpected{FrameType::eager, request->tag(), bytes, 0, {}, true, {}});
+    auto& stored =
+        unexpected_.emplace_back(Unexpected{FrameType::eager, request->tag(), bytes, 0, {}, true, {}, 0});
     stored.payload = pool_.take(bytes);
     if (bytes > 0) std::memcpy(stored.payload.get(), data, bytes);
   }
@@ -90,6 +98,7 @@ void Peer::send_to_self(const RequestPtr& request, const void* buf, std::size_t 
 
 void Peer::release(std::list<Unexpected>::iterator it) {
   pool_.put(std::move(it->payload), it->length);
+  give_back(it->credited);
   unexpected_.erase(it);
 }
 
@@ -98,7 +107,7 @@ void Peer::cancel(Request& request) {
     posted_.remove_if([&](const PostedRecv& p) { return p.request.get() == &request; });
     if (inbound_.request.get() == &request) rx_.discard_rest();
   } else {
-    tx_.withdraw(request);
+    credit_ += tx_.withdraw(request);  // credited payloads that now never leave
   }
   // Rendezvous entries and claimed unexpected messages check pending() before
   // touching a buffer, so they need no change here.

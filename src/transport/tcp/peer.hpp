@@ -1,6 +1,16 @@
 // The message layer towards one rank: matching, the eager and rendezvous
 // protocols, and the connection once its handshake is done.
 //
+// Protocol choice per send (docs/PROTOCOLS.md): at most `eager_limit` bytes
+// always go EAGER; up to `credit.eager` bytes go EAGER too while they fit
+// the sender's credit; the rest go by rendezvous (RTS, CTS, DATA). Credit
+// bounds what a receiver must store: each side of a connection starts with
+// `credit.window` bytes of credit towards the other, spends a message's
+// length on each credited EAGER frame (one above eager_limit) and gets it
+// back in CREDIT frames once the receiver has delivered or dropped the
+// payload. A receiver refuses (protocol error) credited frames beyond the
+// window, so its unexpected credited payloads never exceed it.
+//
 // Requests may be posted before the connection exists; sends queue and go out
 // in order once attach() hands over the connection. Matching per tag is in
 // posting order on both sides, because frames leave and arrive in order.
@@ -23,12 +33,20 @@
 
 namespace rcoll::transport::tcp {
 
+// The credit a Peer grants and spends (see above).
+struct CreditLimits {
+  std::size_t window = 0;  // 0: no credited EAGER frames
+  std::size_t eager = 0;   // largest credited EAGER message; at most window
+};
+
 class Peer final : private FrameSink {
  public:
   enum class State : std::uint8_t { unconnected, ready, failed };
 
-  // `self`: this process's rank; `rank`: the peer's (equal for loopback to self).
-  Peer(int self, int rank, std::size_t eager_limit, Poller& poller);
+  // `self`: this process's rank; `rank`: the peer's (equal for loopback to
+  // self). Both ends of a connection must use the same `eager_limit` and
+  // `credit.window`.
+  Peer(int self, int rank, std::size_t eager_limit, Poller& poller, CreditLimits credit = {});
   ~Peer() override;
   Peer(const Peer&) = delete;
   Peer& operator=(const Peer&) = delete;
@@ -70,8 +88,9 @@ class Peer final : private FrameSink {
     std::size_t length;
     std::uint64_t id;
     BufferPool::Block payload;
-    bool complete = false;  // all EAGER payload bytes arrived
-    PostedRecv claimant;    // a receive that matched it while its payload was arriving
+    bool complete = false;     // all EAGER payload bytes arrived
+    PostedRecv claimant;       // a receive that matched it while its payload was arriving
+    std::size_t credited = 0;  // credit to give back when it is released
   };
   struct RdvSend {
     RequestPtr request;
@@ -89,6 +108,7 @@ class Peer final : private FrameSink {
     std::size_t length = 0;
     std::list<Unexpected>::iterator unexpected;
     bool to_unexpected = false;
+    std::size_t credited = 0;  // credit to give back once read (if not to_unexpected)
   };
 
   std::byte* on_frame(const FrameHeader& header) override;
@@ -97,9 +117,13 @@ class Peer final : private FrameSink {
   void on_rts(const FrameHeader& header);
   void on_cts(const FrameHeader& header);
   std::byte* on_data(const FrameHeader& header);
+  void on_credit(const FrameHeader& header);
+  std::size_t take_credit(std::uint64_t bytes, const char* what);
+  void give_back(std::size_t bytes);
 
   bool take_posted(Tag tag, PostedRecv& out);
   void accept_rts(Tag tag, std::size_t length, std::uint64_t id, const PostedRecv& recv);
+  void send_rts(const RequestPtr& request, const std::byte* buf, std::size_t bytes);
   void deliver_copy(const std::byte* data, std::size_t length, const PostedRecv& recv);
   void release(std::list<Unexpected>::iterator it);
   void send_to_self(const RequestPtr& request, const void* buf, std::size_t bytes);
@@ -111,6 +135,7 @@ class Peer final : private FrameSink {
   int self_;
   int rank_;
   std::size_t eager_limit_;
+  CreditLimits limits_;
   Poller& poller_;
   State state_ = State::unconnected;
   std::string where_ = "address unknown";
@@ -127,6 +152,12 @@ class Peer final : private FrameSink {
   std::unordered_map<std::uint64_t, RdvSend> rdv_sends_;  // RTS sent, waiting for CTS
   std::unordered_map<std::uint64_t, RdvRecv> rdv_recvs_;  // CTS sent, waiting for DATA
   std::uint64_t next_id_ = 1;
+  // Sending side: credit left to spend.
+  std::size_t credit_;
+  // Receiving side: credited bytes received and not yet handed back
+  // (at most limits_.window), and of those, the ones ready to hand back.
+  std::size_t credit_held_ = 0;
+  std::size_t credit_owed_ = 0;
 };
 
 std::string_view to_string(Peer::State state) noexcept;

@@ -1,22 +1,12 @@
-// Peer: what each incoming frame does (the receiving half of the eager and
-// rendezvous protocols).
+// Peer: what each incoming frame does: dispatch, the eager protocol and the
+// credit that bounds it. The rendezvous frames are in peer_rendezvous.cpp.
+#include <algorithm>
 #include <string>
 
 #include "rcoll/errors.hpp"
 #include "transport/tcp/peer.hpp"
 
 namespace rcoll::transport::tcp {
-namespace {
-
-// An EAGER frame above this is a protocol violation, not a message: refusing
-// it keeps a corrupt length from allocating gigabytes.
-constexpr std::uint64_t max_eager_accepted = 16u << 20;
-
-std::string id_text(const FrameHeader& header) {
-  return std::string(to_string(header.type)) + " for unknown message id " + std::to_string(header.id);
-}
-
-}  // namespace
 
 std::byte* Peer::on_frame(const FrameHeader& header) {
   switch (header.type) {
@@ -24,6 +14,7 @@ std::byte* Peer::on_frame(const FrameHeader& header) {
     case FrameType::rts: on_rts(header); return nullptr;
     case FrameType::cts: on_cts(header); return nullptr;
     case FrameType::data: return on_data(header);
+    case FrameType::credit: on_credit(header); return nullptr;
   }
   throw ProtocolError("unknown frame type " + std::to_string(static_cast<int>(header.type)));
 }
@@ -38,23 +29,36 @@ bool Peer::take_posted(Tag tag, PostedRecv& out) {
   return false;
 }
 
+// A credited payload (an EAGER frame above the free limit) spends the
+// sender's credit: one beyond what the window has left is a protocol
+// violation, not a message (this also keeps a corrupt length from
+// allocating gigabytes). Returns the credit the payload holds.
+std::size_t Peer::take_credit(std::uint64_t bytes, const char* what) {
+  if (bytes > limits_.window - credit_held_)
+    throw ProtocolError(std::string(what) + " of " + std::to_string(bytes) + " bytes beyond the credit window (" +
+                        std::to_string(credit_held_) + " of " + std::to_string(limits_.window) +
+                        " bytes in use)");
+  credit_held_ += static_cast<std::size_t>(bytes);
+  return static_cast<std::size_t>(bytes);
+}
+
 std::byte* Peer::on_eager(const FrameHeader& header) {
-  if (header.length > max_eager_accepted)
-    throw ProtocolError("EAGER frame of " + std::to_string(header.length) + " bytes");
-  std::size_t length = static_cast<std::size_t>(header.length);
+  const std::size_t credited = header.length > eager_limit_ ? take_credit(header.length, "EAGER frame") : 0;
+  const std::size_t length = static_cast<std::size_t>(header.length);
   PostedRecv recv;
   if (take_posted(header.tag, recv)) {
     if (length > recv.capacity) {
       fail_truncated(*recv.request, length, recv.capacity);
-      inbound_ = Inbound{};
+      inbound_ = Inbound{nullptr, length, {}, false, credited};  // read into nowhere
       return nullptr;
     }
-    inbound_ = Inbound{recv.request, length, {}, false};
+    inbound_ = Inbound{recv.request, length, {}, false, credited};
     return recv.buf;
   }
-  auto it = unexpected_.insert(unexpected_.end(), Unexpected{FrameType::eager, header.tag, length, 0, {}, false, {}});
+  auto it = unexpected_.insert(unexpected_.end(),
+                               Unexpected{FrameType::eager, header.tag, length, 0, {}, false, {}, credited});
   it->payload = pool_.take(length);
-  inbound_ = Inbound{nullptr, length, it, true};
+  inbound_ = Inbound{nullptr, length, it, true, 0};
   return it->payload.get();
 }
 
@@ -67,73 +71,31 @@ void Peer::on_payload_done() {
       deliver_copy(done.unexpected->payload.get(), done.length, done.unexpected->claimant);
       release(done.unexpected);
     }
-  } else if (done.request && done.request->pending()) {
-    done.request->complete(done.length);
-  }
-}
-
-void Peer::on_rts(const FrameHeader& header) {
-  std::size_t length = static_cast<std::size_t>(header.length);
-  PostedRecv recv;
-  if (take_posted(header.tag, recv))
-    accept_rts(header.tag, length, header.id, recv);
-  else
-    unexpected_.push_back(Unexpected{FrameType::rts, header.tag, length, header.id, {}, false, {}});
-}
-
-// A receive matched a rendezvous message: clear it to come straight into the
-// receive buffer, or tell the sender to drop it if it does not fit.
-void Peer::accept_rts(Tag tag, std::size_t length, std::uint64_t id, const PostedRecv& recv) {
-  if (length > recv.capacity || !recv.request->pending()) {
-    if (recv.request->pending()) fail_truncated(*recv.request, length, recv.capacity);
-    push_frame(FrameType::cts, tag, length, id, flag_discard);
     return;
   }
-  rdv_recvs_.emplace(id, RdvRecv{recv.request, recv.buf, length});
-  push_frame(FrameType::cts, tag, length, id);
+  if (done.request && done.request->pending()) done.request->complete(done.length);
+  give_back(done.credited);  // delivered, or read into nowhere (truncated, cancelled)
 }
 
-void Peer::on_cts(const FrameHeader& header) {
-  auto it = rdv_sends_.find(header.id);
-  if (it == rdv_sends_.end()) throw ProtocolError(id_text(header));
-  RdvSend send = std::move(it->second);
-  rdv_sends_.erase(it);
-  if (header.flags & flag_discard) {
-    if (send.request->pending()) send.request->complete(send.bytes);
-  } else if (!send.request->pending()) {
-    push_frame(FrameType::data, header.tag, 0, header.id, flag_withdrawn);
-  } else {
-    FrameHeader data;
-    data.type = FrameType::data;
-    data.tag = header.tag;
-    data.length = send.bytes;
-    data.id = header.id;
-    tx_.push(data, send.buf, send.bytes, send.request);
-  }
+// Hands credit back in CREDIT frames of at least one largest credited
+// message (at most a quarter window), so that a stream of messages costs few
+// frames while what the receiver holds back stays below one such message.
+// The caller flushes.
+void Peer::give_back(std::size_t bytes) {
+  if (bytes == 0 || state_ != State::ready) return;
+  credit_owed_ += bytes;
+  std::size_t batch = std::min(limits_.window / 4, limits_.eager);
+  if (credit_owed_ < std::max<std::size_t>(batch, 1)) return;
+  push_frame(FrameType::credit, 0, credit_owed_, 0);
+  credit_held_ -= credit_owed_;
+  credit_owed_ = 0;
 }
 
-std::byte* Peer::on_data(const FrameHeader& header) {
-  auto it = rdv_recvs_.find(header.id);
-  if (it == rdv_recvs_.end()) throw ProtocolError(id_text(header));
-  // Checked while the receive is still in rdv_recvs_: a refused frame fails
-  // the peer, and fail() must find the receive to fail it with the rest.
-  bool withdrawn = (header.flags & flag_withdrawn) != 0;
-  if (withdrawn && header.length != 0) throw ProtocolError("withdrawn DATA frame with a payload");
-  if (!withdrawn && header.length != it->second.length)
-    throw ProtocolError("DATA of " + std::to_string(header.length) + " bytes for a message of " +
-                        std::to_string(it->second.length));
-  RdvRecv recv = std::move(it->second);
-  rdv_recvs_.erase(it);
-  if (withdrawn) {
-    if (recv.request->pending())
-      recv.request->fail(std::make_exception_ptr(IoError(
-          self_, rank_, "tcp recv tag " + std::to_string(header.tag),
-          "rank " + std::to_string(rank_) + " withdrew (cancelled) the message")));
-    inbound_ = Inbound{};
-    return nullptr;
-  }
-  inbound_ = Inbound{recv.request, recv.length, {}, false};
-  return recv.request->pending() ? recv.buf : nullptr;
+void Peer::on_credit(const FrameHeader& header) {
+  if (header.length > limits_.window - credit_)
+    throw ProtocolError("CREDIT of " + std::to_string(header.length) + " bytes beyond the window (" +
+                        std::to_string(credit_) + " of " + std::to_string(limits_.window) + " bytes unspent)");
+  credit_ += static_cast<std::size_t>(header.length);
 }
 
 void Peer::push_frame(FrameType type, Tag tag, std::size_t length, std::uint64_t id, std::uint8_t flags) {
@@ -143,7 +105,7 @@ void Peer::push_frame(FrameType type, Tag tag, std::size_t length, std::uint64_t
   header.length = length;
   header.id = id;
   header.flags = flags;
-  tx_.push(header, nullptr, 0, nullptr);
+  tx_.push(header, nullptr, 0);
 }
 
 }  // namespace rcoll::transport::tcp

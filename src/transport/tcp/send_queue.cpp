@@ -14,13 +14,12 @@ constexpr std::size_t max_iov = 64;
 
 }  // namespace
 
-void SendQueue::push(const FrameHeader& header, const void* payload, std::size_t bytes, RequestPtr request) {
+void SendQueue::push(const FrameHeader& header, const void* payload, std::size_t bytes, FrameOwner owner) {
   OutFrame& frame = frames_.emplace_back();
   frame.header = header;
   frame.payload = static_cast<const std::byte*>(payload);
   frame.payload_left = bytes;
-  frame.message_bytes = bytes;
-  frame.request = std::move(request);
+  frame.owner = std::move(owner);
 }
 
 std::size_t SendQueue::gather(iovec* iov, std::size_t max) const {
@@ -47,7 +46,8 @@ void SendQueue::advance(std::size_t written) {
     frame.payload_left -= p;
     written -= p;
     if (frame.header_left > 0 || frame.payload_left > 0) return;
-    if (frame.request && frame.request->pending()) frame.request->complete(frame.message_bytes);
+    const RequestPtr& request = frame.owner.request;
+    if (request && request->pending()) request->complete(request->bytes());
     frames_.pop_front();
   }
 }
@@ -77,34 +77,40 @@ SendQueue::FlushResult SendQueue::flush(int fd) {
   return result;
 }
 
-void SendQueue::withdraw(const Request& request) {
+std::size_t SendQueue::withdraw(const Request& request) {
+  std::size_t dropped = 0;
   for (auto it = frames_.begin(); it != frames_.end();) {
     OutFrame& frame = *it;
-    if (frame.request.get() != &request) {
+    if (frame.owner.request.get() != &request) {
       ++it;
       continue;
     }
-    frame.request.reset();
+    const std::size_t credit = frame.owner.credit;
+    frame.owner = {};
     if (frame.started()) {
       frame.owned.assign(frame.payload, frame.payload + frame.payload_left);
       frame.payload = frame.owned.data();
+      frame.owner.credit = credit;  // still delivered
     } else if (frame.header.type == FrameType::data) {
       frame.header.flags |= flag_withdrawn;
       frame.header.length = 0;
       frame.payload = nullptr;
       frame.payload_left = 0;
+      dropped += credit;
     } else {
+      dropped += credit;
       it = frames_.erase(it);
       continue;
     }
     ++it;
   }
+  return dropped;
 }
 
 std::vector<RequestPtr> SendQueue::take_requests() {
   std::vector<RequestPtr> requests;
   for (OutFrame& frame : frames_)
-    if (frame.request && frame.request->pending()) requests.push_back(std::move(frame.request));
+    if (frame.owner.request && frame.owner.request->pending()) requests.push_back(std::move(frame.owner.request));
   frames_.clear();
   return requests;
 }

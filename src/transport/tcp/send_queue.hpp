@@ -16,6 +16,12 @@
 
 namespace rcoll::transport::tcp {
 
+// The send whose buffer a queued frame's payload is.
+struct FrameOwner {
+  RequestPtr request;      // may be null (frames without a user payload)
+  std::size_t credit = 0;  // credit the payload holds (peer.hpp)
+};
+
 class SendQueue {
  public:
   struct FlushResult {
@@ -23,9 +29,8 @@ class SendQueue {
     int error = 0;            // errno of a failed write (EAGAIN is not a failure)
   };
 
-  // Queues `header` followed by `bytes` bytes at `payload`; `request` (may be
-  // null) completes with `bytes` once all of it is written.
-  void push(const FrameHeader& header, const void* payload, std::size_t bytes, RequestPtr request);
+  // Queues `header` followed by `bytes` bytes at `payload`.
+  void push(const FrameHeader& header, const void* payload, std::size_t bytes, FrameOwner owner = {});
   bool empty() const noexcept { return frames_.empty(); }
 
   // Writes as much as the socket takes without blocking (one sendmsg per
@@ -35,8 +40,9 @@ class SendQueue {
   // Stops referencing `request`'s buffer. A frame not yet started is dropped
   // (an EAGER frame) or reduced to a withdrawn DATA header (the receiver is
   // waiting for it); a frame partly written keeps the stream consistent by
-  // sending the rest from a private copy made now.
-  void withdraw(const Request& request);
+  // sending the rest from a private copy made now. Returns the credit of the
+  // payloads that will now never reach the receiver: the sender's again.
+  std::size_t withdraw(const Request& request);
 
   // Removes every frame and returns the pending requests they carried.
   std::vector<RequestPtr> take_requests();
@@ -47,8 +53,7 @@ class SendQueue {
     std::size_t header_left = sizeof(FrameHeader);
     const std::byte* payload = nullptr;
     std::size_t payload_left = 0;
-    std::size_t message_bytes = 0;
-    RequestPtr request;
+    FrameOwner owner;
     std::vector<std::byte> owned;  // the rest of a withdrawn payload
     bool started() const noexcept { return header_left < sizeof(FrameHeader); }
   };

@@ -2,6 +2,8 @@
 // tcp_connections.cpp; the protocols are in peer.cpp / peer_frames.cpp.
 #include "transport/tcp/tcp_transport.hpp"
 
+#include <algorithm>
+
 #include "common/log.hpp"
 #include "rcoll/errors.hpp"
 #include "transport/tcp/endpoint.hpp"
@@ -11,10 +13,6 @@ namespace rcoll::transport {
 namespace tcp {
 namespace {
 
-// Above this a message goes by rendezvous (one round trip more, no copy on
-// either side); at or below it one frame carries it, and an unexpected one
-// is stored and copied once.
-constexpr std::size_t eager_limit = 64 * 1024;
 constexpr std::size_t preferred_segment = 512 * 1024;
 constexpr int max_events = 64;
 
@@ -26,7 +24,7 @@ TcpTransport::TcpTransport(const TransportConfig& config) : config_(config) {
                           std::to_string(config_.size));
   caps_.zero_copy_send = true;
   caps_.zero_copy_recv = true;
-  caps_.eager_limit = eager_limit;
+  caps_.eager_limit = std::max(free_eager_limit, credited_eager_limit(config_.size));
   caps_.preferred_segment = preferred_segment;
   peers_.resize(static_cast<std::size_t>(config_.size));
   dialers_.resize(static_cast<std::size_t>(config_.size));
@@ -55,7 +53,10 @@ void TcpTransport::check_peer(int peer) const {
 
 Peer& TcpTransport::peer_at(int rank) {
   auto& slot = peers_[static_cast<std::size_t>(rank)];
-  if (!slot) slot = std::make_unique<Peer>(config_.rank, rank, eager_limit, poller_);
+  if (!slot) {
+    const CreditLimits credit{credit_window(config_.size), credited_eager_limit(config_.size)};
+    slot = std::make_unique<Peer>(config_.rank, rank, free_eager_limit, poller_, credit);
+  }
   return *slot;
 }
 
@@ -72,7 +73,7 @@ Peer& TcpTransport::touch(int rank, bool sending) {
 
 RequestPtr TcpTransport::isend(int peer, Tag tag, const void* buf, std::size_t bytes) {
   check_peer(peer);
-  auto request = std::make_shared<Request>(Request::Kind::send, peer, tag, bytes);
+  auto request = make_request(Request::Kind::send, peer, tag, bytes);
   Peer& p = touch(peer, true);
   if (p.state() == Peer::State::failed)
     p.fail_request(*request);
@@ -83,7 +84,7 @@ RequestPtr TcpTransport::isend(int peer, Tag tag, const void* buf, std::size_t b
 
 RequestPtr TcpTransport::irecv(int peer, Tag tag, void* buf, std::size_t capacity) {
   check_peer(peer);
-  auto request = std::make_shared<Request>(Request::Kind::recv, peer, tag, capacity);
+  auto request = make_request(Request::Kind::recv, peer, tag, capacity);
   // A failed peer still delivers the complete messages it sent before it
   // went away (post_recv fails the request only when nothing matches).
   touch(peer, false).post_recv(request, buf, capacity);

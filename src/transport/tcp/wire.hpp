@@ -17,7 +17,8 @@ static_assert(std::endian::native == std::endian::little, "the TCP wire format i
 
 inline constexpr std::uint32_t hello_magic = 0x4c4f4352;  // "RCOL"
 inline constexpr std::uint16_t frame_magic = 0x4652;      // "RF"
-inline constexpr std::uint8_t wire_version = 1;
+// 2: credited EAGER frames above the free eager limit, and CREDIT frames.
+inline constexpr std::uint8_t wire_version = 2;
 inline constexpr std::uint32_t max_token_bytes = 4096;
 
 // --- connection handshake -------------------------------------------------
@@ -53,13 +54,16 @@ std::string_view to_string(RefuseReason reason) noexcept;
 
 // --- message frames ---------------------------------------------------------
 
-// EAGER: header + `length` payload bytes; the whole message.
-// RTS:   request to send `length` bytes under `id`; no payload.
-// CTS:   clear to send message `id` (flag_discard: the receiver dropped it,
-//        send nothing); no payload.
-// DATA:  the `length` payload bytes of message `id` (flag_withdrawn: the
-//        sender cancelled it; length is 0).
-enum class FrameType : std::uint8_t { eager = 1, rts = 2, cts = 3, data = 4 };
+// EAGER:  header + `length` payload bytes; the whole message. Up to the
+//         free eager limit always; above it only within the sender's credit.
+// RTS:    request to send `length` bytes under `id`; no payload.
+// CTS:    clear to send message `id` (flag_discard: the receiver dropped it,
+//         send nothing); no payload.
+// DATA:   the `length` payload bytes of message `id` (flag_withdrawn: the
+//         sender cancelled it; length is 0).
+// CREDIT: the receiver of credited EAGER frames hands `length` bytes of its
+//         credit window back to their sender; no payload.
+enum class FrameType : std::uint8_t { eager = 1, rts = 2, cts = 3, data = 4, credit = 5 };
 
 inline constexpr std::uint8_t flag_discard = 1;
 inline constexpr std::uint8_t flag_withdrawn = 2;
@@ -78,6 +82,22 @@ static_assert(sizeof(FrameHeader) == 32);
 static_assert(offsetof(FrameHeader, tag) == 8 && offsetof(FrameHeader, id) == 24);
 
 std::string_view to_string(FrameType type) noexcept;
+
+// --- protocol limits (both ends of a connection use the same) -------------
+
+// At or below this a message always goes in one EAGER frame (an unexpected
+// one is stored and copied once).
+inline constexpr std::size_t free_eager_limit = 64 * 1024;
+
+// The credit window of the connections of a job of `world_size` ranks: how
+// many bytes of credited EAGER frames (larger than free_eager_limit) each
+// rank may have outstanding towards each peer (peer.hpp).
+std::size_t credit_window(int world_size) noexcept;
+
+// The largest message a sender sends as a credited EAGER frame: a quarter
+// window, at most 256 KiB (a sender's choice; the receiver takes any within
+// the window).
+std::size_t credited_eager_limit(int world_size) noexcept;
 
 // True for frame types whose `length` payload bytes follow the header.
 inline bool carries_payload(FrameType type) noexcept {
