@@ -9,6 +9,7 @@
 #include "transport/inproc/inproc_transport.hpp"
 #include "transport/rdma/rdma_transport.hpp"
 #include "transport/tcp/tcp_transport.hpp"
+#include "transport/wait.hpp"
 
 namespace rcoll::test {
 namespace {
@@ -110,6 +111,18 @@ TransportWorld make_transport_world(const std::string& backend, int size) {
   if (backend == "tcp") return tcp_world(size);
   if (is_rdma_backend(backend)) return rdma_world(backend, size);
   throw std::invalid_argument("unknown transport backend '" + backend + "'");
+}
+
+void send_bytes(transport::Transport& t, int peer, transport::Tag tag, const Bytes& data, Deadline deadline) {
+  transport::wait(t, t.isend(peer, tag, data.data(), data.size()), deadline, "test send");
+}
+
+Bytes recv_bytes(transport::Transport& t, int peer, transport::Tag tag, std::size_t capacity, Deadline deadline) {
+  Bytes data(capacity);
+  auto request = t.irecv(peer, tag, data.data(), data.size());
+  transport::wait(t, request, deadline, "test recv");
+  data.resize(request->bytes());
+  return data;
 }
 
 }  // namespace rcoll::test

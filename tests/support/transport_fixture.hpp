@@ -9,8 +9,10 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <cstdint>
 #include <vector>
 
+#include "common/deadline.hpp"
 #include "transport/transport.hpp"
 
 namespace rcoll::test {
@@ -44,6 +46,13 @@ std::string backend_unavailable_reason(const std::string& backend);
 // honoured), joined through the in-memory bootstrap, 64 KiB rendezvous
 // chunks (so a few hundred KiB take several), connect timeout 30 s.
 TransportWorld make_transport_world(const std::string& backend, int size);
+
+// One blocking send or receive of a byte vector, for tests: waits until
+// done or `deadline` (the transport's IoError or TimeoutError propagates);
+// the received vector has the message's length.
+using Bytes = std::vector<std::uint8_t>;
+void send_bytes(transport::Transport& t, int peer, transport::Tag tag, const Bytes& data, Deadline deadline);
+Bytes recv_bytes(transport::Transport& t, int peer, transport::Tag tag, std::size_t capacity, Deadline deadline);
 
 }  // namespace rcoll::test
 

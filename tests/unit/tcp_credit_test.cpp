@@ -22,7 +22,7 @@ namespace rcoll::transport {
 namespace {
 
 using namespace std::chrono_literals;
-using Bytes = std::vector<std::uint8_t>;
+using test::Bytes;
 
 Bytes pattern(std::size_t size, std::uint32_t seed) {
   Bytes bytes(size);
@@ -57,17 +57,8 @@ bool completes(Transport& t, const RequestPtr& request, std::chrono::millisecond
   return request->state() == Request::State::done;
 }
 
-Bytes recv(Transport& t, int peer, Tag tag, std::size_t capacity) {
-  Bytes data(capacity);
-  auto request = t.irecv(peer, tag, data.data(), data.size());
-  wait(t, request, soon(), "recv");
-  data.resize(request->bytes());
-  return data;
-}
-
-void send(Transport& t, int peer, Tag tag, const Bytes& data) {
-  wait(t, t.isend(peer, tag, data.data(), data.size()), soon(), "send");
-}
+void send(Transport& t, int peer, Tag tag, const Bytes& data) { test::send_bytes(t, peer, tag, data, soon()); }
+Bytes recv(Transport& t, int peer, Tag tag, std::size_t capacity) { return test::recv_bytes(t, peer, tag, capacity, soon()); }
 
 // Both limits of a job of two ranks (the worlds below).
 const std::size_t window = tcp::credit_window(2);

@@ -25,7 +25,7 @@ namespace rcoll::transport {
 namespace {
 
 using namespace std::chrono_literals;
-using Bytes = std::vector<std::uint8_t>;
+using test::Bytes;
 using test::TransportWorld;
 
 // Generous: a bound for failures only (TCG-emulated Soft-RoCE is slow).
@@ -38,17 +38,8 @@ Bytes pattern(std::size_t n, std::uint32_t seed) {
   return data;
 }
 
-void send(Transport& t, int peer, Tag tag, const Bytes& data) {
-  wait(t, t.isend(peer, tag, data.data(), data.size()), soon(), "test send");
-}
-
-Bytes recv(Transport& t, int peer, Tag tag, std::size_t capacity) {
-  Bytes data(capacity);
-  auto request = t.irecv(peer, tag, data.data(), data.size());
-  wait(t, request, soon(), "test recv");
-  data.resize(request->bytes());
-  return data;
-}
+void send(Transport& t, int peer, Tag tag, const Bytes& data) { test::send_bytes(t, peer, tag, data, soon()); }
+Bytes recv(Transport& t, int peer, Tag tag, std::size_t capacity) { return test::recv_bytes(t, peer, tag, capacity, soon()); }
 
 // One empty round trip between ranks 0 and 1, so their connection exists.
 void warm_up(Transport& t, int rank) {
