@@ -202,10 +202,9 @@ void CommImpl::send(const void* buf, std::size_t count, DataType type, int dest,
   check_timeout(rank(), name, timeout);
   if (dest == rank()) throw InvalidArgument("rank " + std::to_string(rank()) + ": send: sending to itself is not supported");
   const CallInfo call = CallInfo::point_to_point(CallKind::send, count, type, dest, tag);
-  run(call, timeout, [&](Deadline deadline, const LazyText& label) {
-    auto request = transport_->isend(dest, user_tag(tag), buf, bytes);
-    transport::wait(*transport_, request, deadline, label);
-  });
+  transport::RequestPtr request = post(call, [&] { return transport_->isend(dest, user_tag(tag), buf, bytes); });
+  if (request->state() == transport::Request::State::done) return;  // left inside isend: nothing to wait for
+  run(call, timeout, [&](Deadline deadline, const LazyText& label) { transport::wait(*transport_, request, deadline, label); });
 }
 
 std::size_t CommImpl::recv(void* buf, std::size_t count, DataType type, int source, int tag, Timeout timeout) {
@@ -218,12 +217,10 @@ std::size_t CommImpl::recv(void* buf, std::size_t count, DataType type, int sour
   if (source == rank())
     throw InvalidArgument("rank " + std::to_string(rank()) + ": recv: receiving from itself is not supported");
   const CallInfo call = CallInfo::point_to_point(CallKind::recv, count, type, source, tag);
-  std::size_t received = 0;
-  run(call, timeout, [&](Deadline deadline, const LazyText& label) {
-    auto request = transport_->irecv(source, user_tag(tag), buf, bytes);
-    transport::wait(*transport_, request, deadline, label);
-    received = request->bytes();
-  });
+  transport::RequestPtr request = post(call, [&] { return transport_->irecv(source, user_tag(tag), buf, bytes); });
+  if (request->state() != transport::Request::State::done)  // not already there
+    run(call, timeout, [&](Deadline deadline, const LazyText& label) { transport::wait(*transport_, request, deadline, label); });
+  std::size_t received = request->bytes();
   if (received % dtype_size(type) != 0)
     throw IoError(rank(), source, call.label(),
                   "received " + std::to_string(received) + " bytes, not a whole number of " +

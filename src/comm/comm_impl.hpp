@@ -100,6 +100,19 @@ class CommImpl {
     }
     state_->leave(true);
   }
+  // Posts one point-to-point request: post_request() returns it. Errors
+  // take the same path as in run(). A request that is already done needs
+  // no run(): no deadline, no wait, no call state (a small send usually
+  // leaves inside isend), which is most of a small message's overhead.
+  template <typename Post>
+  transport::RequestPtr post(const CallInfo& call, Post&& post_request) {
+    ensure_usable([&call] { return call.label(); });
+    try {
+      return post_request();
+    } catch (const Error&) {
+      fail(call);
+    }
+  }
   void ensure_usable(const LazyText& label) const;
   // Inside a catch handler: rethrows the error being handled, completed
   // with what the side channel knows; a TimeoutError or IoError also breaks
