@@ -7,7 +7,7 @@ import os
 import subprocess
 
 FLAGS = ["-std=c++20", "-O2", "-Wall", "-Wextra"]
-BENCH_COMMON = ["args.cpp", "stats.cpp", "json.cpp", "sizes.cpp", "aligned_buffer.cpp"]
+BENCH_COMMON = ["args.cpp", "stats.cpp", "json.cpp", "size_result.cpp", "sizes.cpp", "aligned_buffer.cpp"]
 PEER_COMMON = ["peer_options.cpp", "check_data.cpp", "peer_report.cpp"]
 LIMIT_COMMON = ["limit_report.cpp"]
 

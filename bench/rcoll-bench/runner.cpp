@@ -4,6 +4,8 @@
 #include <array>
 #include <chrono>
 
+#include "common/stats.hpp"
+
 namespace rcoll::bench {
 namespace {
 

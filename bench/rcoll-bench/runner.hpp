@@ -10,21 +10,10 @@
 #include <rcoll/rcoll.hpp>
 
 #include "buffers.hpp"
-#include "common/stats.hpp"
+#include "common/size_result.hpp"
 #include "options.hpp"
 
 namespace rcoll::bench {
-
-struct SizeResult {
-  std::size_t bytes = 0;  // count * element size
-  std::size_t count = 0;
-  // Per iteration the slowest rank's time; statistics over iterations.
-  LatencyStats latency;
-  double algbw_gbps = 0;
-  double busbw_gbps = 0;
-  // Wrong elements summed over ranks (0 without --check).
-  std::uint64_t errors = 0;
-};
 
 class Runner {
  public:

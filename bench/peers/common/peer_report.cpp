@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "common/json.hpp"
+#include "common/size_result.hpp"
 
 namespace rcoll::peers {
 namespace {
@@ -25,17 +26,6 @@ std::string json_meta(const PeerRunInfo& info) {
   meta += ", \"iters\": " + std::to_string(o.iters) + ", \"warmup\": " + std::to_string(o.warmup);
   meta += ", \"host\": " + json_string(info.host) + ", \"library\": " + json_string(info.library);
   return meta + ", \"version\": " + json_string(info.version) + "}";
-}
-
-std::string json_result(const PeerResult& r) {
-  char line[512];
-  std::snprintf(line, sizeof line,
-                "{\"bytes\": %zu, \"count\": %zu, \"time_us\": %.3f, \"min_us\": %.3f, "
-                "\"p99_us\": %.3f, \"mean_us\": %.3f, \"algbw_GBps\": %.4f, \"busbw_GBps\": %.4f, "
-                "\"errors\": %llu}",
-                r.bytes, r.count, r.latency.median_s * 1e6, r.latency.min_s * 1e6, r.latency.p99_s * 1e6,
-                r.latency.mean_s * 1e6, r.algbw_gbps, r.busbw_gbps, static_cast<unsigned long long>(r.errors));
-  return line;
 }
 
 }  // namespace

@@ -4,13 +4,12 @@
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "common/peer_options.hpp"
-#include "common/stats.hpp"
+#include "common/size_result.hpp"
 
 namespace rcoll::peers {
 
@@ -23,14 +22,8 @@ struct PeerRunInfo {
   std::string host;
 };
 
-struct PeerResult {
-  std::size_t bytes = 0;
-  std::size_t count = 0;
-  bench::LatencyStats latency;  // per iteration the slowest rank
-  double algbw_gbps = 0;
-  double busbw_gbps = 0;
-  std::uint64_t errors = 0;  // wrong elements summed over ranks
-};
+// The same record as rcoll-bench's (per iteration the slowest rank).
+using PeerResult = bench::SizeResult;
 
 void print_peer_header(std::FILE* out, const PeerRunInfo& info);
 void print_peer_row(std::FILE* out, const PeerRunInfo& info, const PeerResult& r);
