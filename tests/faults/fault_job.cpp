@@ -32,16 +32,15 @@
 
 #include <rcoll/rcoll.hpp>
 
+#include "../support/self_kill.hpp"
+
 namespace {
+
+using rcoll::test::kill_self_after;
+using rcoll::test::wall_seconds;
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
-
-double wall_seconds() {
-  timespec now{};
-  ::clock_gettime(CLOCK_REALTIME, &now);
-  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
-}
 
 const char* class_of(const rcoll::Error& e) {
   if (dynamic_cast<const rcoll::TimeoutError*>(&e)) return "TimeoutError";
@@ -53,17 +52,6 @@ const char* class_of(const rcoll::Error& e) {
 int env_int(const char* name) {
   const char* value = std::getenv(name);
   return value ? std::atoi(value) : -1;
-}
-
-// SIGKILLs this process `delay` from now, from another thread, so that the
-// main thread is inside the library when it dies.
-void kill_self_after(int rank, std::chrono::milliseconds delay) {
-  std::thread([rank, delay] {
-    std::this_thread::sleep_for(delay);
-    std::printf("rank %d raising SIGKILL at %.6f\n", rank, wall_seconds());
-    std::fflush(stdout);
-    ::raise(SIGKILL);
-  }).detach();
 }
 
 int run_join() {

@@ -36,7 +36,12 @@
 
 #include <rcoll/rcoll.hpp>
 
+#include "../support/self_kill.hpp"
+
 namespace {
+
+using rcoll::test::kill_self_after;
+using rcoll::test::wall_seconds;
 
 int run_ok(rcoll::Comm& comm) {
   const int n = comm.size(), r = comm.rank();
@@ -74,24 +79,6 @@ int run_exit(rcoll::Comm& comm, int victim) {
     std::printf("rank %d caught: %s\n", comm.rank(), e.what());
     return 4;
   }
-}
-
-// Wall-clock seconds: comparable between the processes of one host.
-double wall_seconds() {
-  timespec now{};
-  ::clock_gettime(CLOCK_REALTIME, &now);
-  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
-}
-
-// Kills this process `delay` from now, from another thread, so that the
-// main thread is inside a collective when it dies.
-void kill_self_after(int rank, std::chrono::milliseconds delay) {
-  std::thread([rank, delay] {
-    std::this_thread::sleep_for(delay);
-    std::printf("rank %d raising SIGKILL at %.6f\n", rank, wall_seconds());
-    std::fflush(stdout);
-    ::raise(SIGKILL);
-  }).detach();
 }
 
 enum class Fault { kill, abort };
