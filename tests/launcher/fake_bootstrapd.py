@@ -5,7 +5,8 @@ Same command line (--size N --listen HOST:PORT [--join-timeout S]) and the
 token in RCOLL_JOB_TOKEN. Appends JSON events to $FAKE_BOOTSTRAPD_LOG:
 "start" (argv, token, own cmdline, port) and one "join" per connection,
 whose first line must be the token. $FAKE_BOOTSTRAPD_MODE:
-  serve    (default) announce, accept; exit 0 once N connections closed
+  serve    (default) announce, accept, answer each join line with "joined";
+           exit 0 once N connections closed
   fail     announce, then after 0.3 s report that ranks never joined, exit 1
   lost     serve, but exit 1 (reporting a lost rank) as soon as one
            connection closes, as the real service fails a forming job
@@ -37,6 +38,10 @@ def serve(listener, size, token, exit_on_close=False):
         with conn, conn.makefile("rb") as stream:
             first = stream.readline().strip().decode(errors="replace")
             log("join", token_ok=(first == token))
+            try:
+                conn.sendall(b"joined\n")  # the rank may go on (join_bootstrap)
+            except OSError:
+                pass  # it did not wait for the answer
             stream.read()  # until the rank disconnects
         if exit_on_close:
             print("fake_bootstrapd: rank lost: a connection closed before the job formed",

@@ -29,6 +29,15 @@ def record(name, data):
         json.dump(data, f)
     os.rename(tmp, os.path.join(OUT, name))
 
+def join_bootstrap():
+    """Joins the (fake) bootstrap service: sends the job token and waits for
+    its answer, so the service has recorded the join before this rank goes on
+    (and maybe ends the job by exiting)."""
+    host, _, port = os.environ["RCOLL_BOOTSTRAP"].rpartition(":")
+    with socket.create_connection((host, int(port)), timeout=5) as s:
+        s.sendall(os.environ["RCOLL_JOB_TOKEN"].encode() + b"\\n")
+        s.makefile("rb").readline()
+
 def wait_for_files(names, timeout=10):
     end = time.time() + timeout
     while not all(os.path.exists(os.path.join(OUT, n)) for n in names):

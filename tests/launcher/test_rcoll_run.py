@@ -16,9 +16,7 @@ names = ["RCOLL_RANK", "RCOLL_SIZE", "RCOLL_LOCAL_RANK", "RCOLL_LOCAL_SIZE",
 def cmdline(pid):
     with open(f"/proc/{pid}/cmdline", "rb") as f:
         return f.read().decode(errors="replace")
-host, _, port = os.environ["RCOLL_BOOTSTRAP"].rpartition(":")
-with socket.create_connection((host, int(port)), timeout=5) as s:
-    s.sendall(os.environ["RCOLL_JOB_TOKEN"].encode() + b"\\n")
+join_bootstrap()
 record(f"env-{RANK}.json", {"env": {n: os.environ.get(n) for n in names},
                             "cmdline": cmdline(os.getpid()),
                             "parent_cmdline": cmdline(os.getppid()),
@@ -241,9 +239,7 @@ record(f"pid-{RANK}.json", {"child_pid": child.pid})
         self.env["FAKE_BOOTSTRAPD_MODE"] = "lost"
         body = """
 if RANK == 1:
-    host, _, port = os.environ["RCOLL_BOOTSTRAP"].rpartition(":")
-    with socket.create_connection((host, int(port)), timeout=5) as s:
-        s.sendall(os.environ["RCOLL_JOB_TOKEN"].encode() + b"\\n")
+    join_bootstrap()
     time.sleep(0.3)
     os.kill(os.getpid(), signal.SIGKILL)
 time.sleep(60)

@@ -15,9 +15,7 @@ from rcoll_run import cli, placement, spawn  # noqa: E402
 
 BIND_RANK = '''
 names = ["RCOLL_BIND", "RCOLL_REPORT_BINDINGS", "RCOLL_LOCAL_RANK", "RCOLL_LOCAL_SIZE"]
-host, _, port = os.environ["RCOLL_BOOTSTRAP"].rpartition(":")
-with socket.create_connection((host, int(port)), timeout=5) as s:
-    s.sendall(os.environ["RCOLL_JOB_TOKEN"].encode() + b"\\n")
+join_bootstrap()
 record(f"bind-{RANK}.json", {n: os.environ.get(n) for n in names})
 '''
 

@@ -12,9 +12,7 @@ from launcher_testlib import LauncherTestCase
 REMOTE_RANK = '''
 names = ["RCOLL_RANK", "RCOLL_SIZE", "RCOLL_LOCAL_RANK", "RCOLL_LOCAL_SIZE", "RCOLL_BOOTSTRAP",
          "RCOLL_JOB_TOKEN", "RCOLL_TRANSPORT", "RCOLL_TIMEOUT", "RCOLL_LOG", "LAUNCHER_MARKER"]
-host, _, port = os.environ["RCOLL_BOOTSTRAP"].rpartition(":")
-with socket.create_connection((host, int(port)), timeout=5) as s:
-    s.sendall(os.environ["RCOLL_JOB_TOKEN"].encode() + b"\\n")
+join_bootstrap()
 record(f"env-{RANK}.json", {"env": {n: os.environ.get(n) for n in names},
                             "argv": sys.argv[2:], "cwd": os.getcwd()})
 print("hello", flush=True)
