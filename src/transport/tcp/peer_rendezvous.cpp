@@ -1,5 +1,6 @@
 // Peer: the rendezvous protocol (RTS, CTS, DATA), both halves.
 // docs/PROTOCOLS.md describes the frames.
+#include <algorithm>
 #include <string>
 
 #include "rcoll/errors.hpp"
@@ -26,6 +27,12 @@ void Peer::send_rts(const RequestPtr& request, const std::byte* buf, std::size_t
 }
 
 void Peer::on_rts(const FrameHeader& header) {
+  // An id names one message until its DATA arrives: a second RTS under an id
+  // still in use would orphan the receive matched to one of them.
+  bool in_use = rdv_recvs_.count(header.id) != 0 ||
+                std::any_of(unexpected_.begin(), unexpected_.end(),
+                            [&](const Unexpected& u) { return u.type == FrameType::rts && u.id == header.id; });
+  if (in_use) throw ProtocolError("RTS reuses id " + std::to_string(header.id) + " of a message still in progress");
   std::size_t length = static_cast<std::size_t>(header.length);
   PostedRecv recv;
   if (take_posted(header.tag, recv))
