@@ -289,6 +289,30 @@ class SignalTest(LauncherTestCase):
         self.assertLess(time.monotonic() - start, 5)
         self.assert_all_gone(self.recorded_pids())
 
+    def test_idle_launcher_sleeps_yet_forwards_a_signal_at_once(self):
+        # Every wakeup of the watch loop is a voluntary context switch. A
+        # fixed 50 ms tick made 20 a second and took CPU from the ranks.
+        launcher = self.start_sleeping_job(
+            'signal.signal(signal.SIGTERM, lambda *_: (record(f"term-{RANK}.json", 1), sys.exit(0)))')
+        before = _voluntary_switches(launcher.pid)
+        time.sleep(2.0)
+        woken = _voluntary_switches(launcher.pid) - before
+        self.assertLess(woken, 10, f"the idle launcher woke {woken} times in 2 s")
+        start = time.monotonic()
+        launcher.send_signal(signal.SIGTERM)
+        self.wait_for_records("term-*.json", 3, timeout=0.8)  # not at the next 1 s look
+        self.assertLess(time.monotonic() - start, 0.8)
+        _, stderr = launcher.communicate(timeout=10)
+        self.assertEqual(launcher.returncode, 128 + signal.SIGTERM, stderr)
+
+
+def _voluntary_switches(pid):
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("voluntary_ctxt_switches:"):
+                return int(line.split()[1])
+    raise AssertionError(f"/proc/{pid}/status has no voluntary_ctxt_switches")
+
 
 if __name__ == "__main__":
     unittest.main()
