@@ -1,79 +1,59 @@
 #include "transport/request.hpp"
 
 #include <new>
-#include <vector>
 
 namespace rcoll::transport {
 namespace {
 
-// Blocks of one size (that of the control block make_request allocates),
-// kept up to `kept` per thread. The vector's capacity is reserved up front,
-// so giving a block back never allocates or throws.
+// Blocks of sizeof(Request), kept up to `kept` per thread.
 struct FreeList {
   static constexpr std::size_t kept = 64;
-  std::size_t block_bytes = 0;
-  std::vector<void*> blocks;
-
-  FreeList();
-  ~FreeList();
+  std::size_t count = 0;
+  void* blocks[kept];
 };
 
-// Trivially destructible, so still readable while the thread's other
-// thread_local objects are destroyed: a request released then (or after
-// the list is gone) goes back to operator delete. initial-exec: the
-// library is linked, not dlopen'ed, and these are read per message.
-[[gnu::tls_model("initial-exec")]] thread_local bool list_alive = false;
-[[gnu::tls_model("initial-exec")]] thread_local FreeList free_list;
-
-FreeList::FreeList() {
-  blocks.reserve(kept);
-  list_alive = true;
-}
-
-FreeList::~FreeList() {
-  list_alive = false;
-  for (void* block : blocks) ::operator delete(block);
-}
-
-template <typename T>
-struct PooledAllocator {
-  using value_type = T;
-  PooledAllocator() = default;
-  template <typename U>
-  PooledAllocator(const PooledAllocator<U>&) noexcept {}
-
-  T* allocate(std::size_t n) {
-    if (n == 1) {
-      FreeList& list = free_list;  // made on the thread's first request
-      if (list.block_bytes == sizeof(T) && !list.blocks.empty()) {
-        void* block = list.blocks.back();
-        list.blocks.pop_back();
-        return static_cast<T*>(block);
-      }
-    }
-    return static_cast<T*>(::operator new(n * sizeof(T)));
-  }
-
-  void deallocate(T* block, std::size_t n) noexcept {
-    if (n == 1 && list_alive) {
-      FreeList& list = free_list;
-      if (list.block_bytes == 0) list.block_bytes = sizeof(T);
-      if (list.block_bytes == sizeof(T) && list.blocks.size() < FreeList::kept) {
-        list.blocks.push_back(block);
-        return;
-      }
-    }
-    ::operator delete(block);
-  }
-
-  template <typename U>
-  bool operator==(const PooledAllocator<U>&) const noexcept { return true; }
+// Owns the thread's list and frees its blocks at thread exit. A
+// thread_local with a destructor costs a TLS-init call on every access, so
+// it is touched once per thread (make_list); the per-message path reaches
+// the list through the plain pointers below. initial-exec: the library is
+// linked, not dlopen'ed, and these are read per message.
+struct ListOwner {
+  FreeList list;
+  ~ListOwner();
 };
+thread_local ListOwner owner;
+[[gnu::tls_model("initial-exec")]] constinit thread_local FreeList* free_list = nullptr;
+// Set once the owner is gone: a request released later (by another
+// thread_local's destructor) goes straight back to operator delete.
+[[gnu::tls_model("initial-exec")]] constinit thread_local bool list_retired = false;
+
+ListOwner::~ListOwner() {
+  list_retired = true;
+  free_list = nullptr;
+  for (std::size_t i = 0; i < list.count; ++i) ::operator delete(list.blocks[i]);
+}
+
+FreeList* make_list() noexcept {
+  if (!list_retired) free_list = &owner.list;
+  return free_list;
+}
 
 }  // namespace
 
 RequestPtr make_request(Request::Kind kind, int peer, Tag tag, std::size_t capacity) {
-  return std::allocate_shared<Request>(PooledAllocator<Request>{}, kind, peer, tag, capacity);
+  FreeList* list = free_list;
+  void* block = list != nullptr && list->count > 0 ? list->blocks[--list->count] : ::operator new(sizeof(Request));
+  return RequestPtr(new (block) Request(kind, peer, tag, capacity));
+}
+
+void RequestPtr::destroy(Request* request) noexcept {
+  request->~Request();
+  FreeList* list = free_list != nullptr ? free_list : make_list();
+  if (list != nullptr && list->count < FreeList::kept) {
+    list->blocks[list->count++] = request;
+    return;
+  }
+  ::operator delete(request);
 }
 
 }  // namespace rcoll::transport

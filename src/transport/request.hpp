@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
-#include <memory>
+#include <utility>
 
 namespace rcoll::transport {
 
@@ -18,7 +18,7 @@ class Request {
 
   Request(Kind kind, int peer, Tag tag, std::size_t capacity)
       : kind_(kind), peer_(peer), tag_(tag), capacity_(capacity) {}
-  virtual ~Request() = default;
+  ~Request() = default;
   Request(const Request&) = delete;
   Request& operator=(const Request&) = delete;
 
@@ -49,6 +49,8 @@ class Request {
   void mark_cancelled() noexcept { if (state_ == State::pending) state_ = State::cancelled; }
 
  private:
+  friend class RequestPtr;
+
   Kind kind_;
   int peer_;
   Tag tag_;
@@ -56,15 +58,60 @@ class Request {
   State state_ = State::pending;
   std::size_t bytes_ = 0;
   std::exception_ptr error_;
+  std::uint32_t refs_ = 1;  // the RequestPtrs that hold it
 };
 
-using RequestPtr = std::shared_ptr<Request>;
+// Shared ownership of a Request: the caller's handle and the transport's
+// record of the operation. Like std::shared_ptr, but with a plain count
+// instead of atomic ones: a request belongs to one communicator's transport,
+// which one thread drives at a time (docs/THREADING.md), and the locked
+// increments and decrements of shared_ptr were ~5 per message, each slow
+// under emulation. So copies of one request must not be made or dropped
+// on two threads at once; handing one to another thread after
+// synchronising (a join, a mutex) is fine.
+class RequestPtr {
+ public:
+  constexpr RequestPtr() noexcept = default;
+  constexpr RequestPtr(std::nullptr_t) noexcept {}
+  RequestPtr(const RequestPtr& other) noexcept : request_(other.request_) {
+    if (request_ != nullptr) ++request_->refs_;
+  }
+  RequestPtr(RequestPtr&& other) noexcept : request_(std::exchange(other.request_, nullptr)) {}
+  RequestPtr& operator=(const RequestPtr& other) noexcept {
+    RequestPtr(other).swap(*this);
+    return *this;
+  }
+  RequestPtr& operator=(RequestPtr&& other) noexcept {
+    RequestPtr(std::move(other)).swap(*this);
+    return *this;
+  }
+  ~RequestPtr() {
+    if (request_ != nullptr && --request_->refs_ == 0) destroy(request_);
+  }
+
+  void reset() noexcept { RequestPtr().swap(*this); }
+  void swap(RequestPtr& other) noexcept { std::swap(request_, other.request_); }
+  Request* get() const noexcept { return request_; }
+  Request& operator*() const noexcept { return *request_; }
+  Request* operator->() const noexcept { return request_; }
+  explicit operator bool() const noexcept { return request_ != nullptr; }
+  friend bool operator==(const RequestPtr&, const RequestPtr&) noexcept = default;
+  friend bool operator==(const RequestPtr& ptr, std::nullptr_t) noexcept { return ptr.request_ == nullptr; }
+
+ private:
+  friend RequestPtr make_request(Request::Kind kind, int peer, Tag tag, std::size_t capacity);
+  explicit RequestPtr(Request* adopted) noexcept : request_(adopted) {}
+  // The last reference went: destroys it and keeps its memory (request.cpp).
+  static void destroy(Request* request) noexcept;
+
+  Request* request_ = nullptr;
+};
 
 // A new pending request. Transports make one per isend/irecv, so the memory
-// (the Request with its shared_ptr control block, one block) comes from a
-// small per-thread free list rather than a malloc/free pair each time
-// (about 130 instructions per pair in the guest profile). A request may be
-// released on any thread; its block then joins that thread's list.
+// comes from a small per-thread free list rather than a malloc/free pair
+// each time (about 130 instructions per pair in the guest profile). A
+// request may be released on any thread; its block then joins that
+// thread's list.
 RequestPtr make_request(Request::Kind kind, int peer, Tag tag, std::size_t capacity);
 
 }  // namespace rcoll::transport

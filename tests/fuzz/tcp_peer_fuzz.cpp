@@ -83,7 +83,7 @@ class Harness {
   }
 
   void post_recv(std::uint8_t tag, std::size_t capacity) {
-    auto request = std::make_shared<Request>(Request::Kind::recv, 1, tag, capacity);
+    auto request = rcoll::transport::make_request(Request::Kind::recv, 1, tag, capacity);
     Op& op = ops_.emplace_back(Op{request, std::vector<std::byte>(capacity)});
     peer_.post_recv(request, op.buffer.data(), capacity);
     settle();
@@ -91,7 +91,7 @@ class Harness {
 
   void post_send(std::uint8_t tag, std::size_t bytes) {
     if (peer_.state() == tcp::Peer::State::failed) return;  // contract: not on a failed peer
-    auto request = std::make_shared<Request>(Request::Kind::send, 1, tag, bytes);
+    auto request = rcoll::transport::make_request(Request::Kind::send, 1, tag, bytes);
     Op& op = ops_.emplace_back(Op{request, std::vector<std::byte>(bytes, std::byte{0x5a})});
     peer_.post_send(request, op.buffer.data(), bytes);
     settle();
