@@ -54,12 +54,10 @@ void cm_private(std::string_view bytes) {
 
 void message(std::string_view bytes) {
   auto start = reinterpret_cast<const std::byte*>(bytes.data());
-  auto checked = rdma::decode_message(start, bytes.size());
-  if (!checked.value) {
-    FUZZ_CHECK(!checked.problem.empty());
-    return;
-  }
-  const rdma::Message& m = *checked.value;
+  rdma::Message m;
+  bool accepted = rdma::decode_message(start, bytes.size(), m);
+  FUZZ_CHECK(accepted == rdma::message_problem(start, bytes.size()).empty());
+  if (!accepted) return;
   FUZZ_CHECK(rdma::kind_name(m.header.kind) != "UNKNOWN");
   FUZZ_CHECK(m.header.version == rdma::wire_version);
   FUZZ_CHECK(m.payload == start + sizeof(rdma::MsgHeader));

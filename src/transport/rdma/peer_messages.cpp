@@ -33,9 +33,11 @@ void Peer::on_completion(const ibv_wc& wc) {
         return;
       }
       auto slot_bytes = channel_->slot(slot);
-      auto message = decode_message(slot_bytes.data(), std::min<std::size_t>(wc.byte_len, slot_bytes.size()));
-      if (!message.value) throw IoError(core_.rank, peer_, "rdma recv", message.problem);
-      on_message(message.value->header, message.value->payload, message.value->payload_bytes);
+      std::size_t length = std::min<std::size_t>(wc.byte_len, slot_bytes.size());
+      Message message;
+      if (!decode_message(slot_bytes.data(), length, message))
+        throw IoError(core_.rank, peer_, "rdma recv", message_problem(slot_bytes.data(), length));
+      on_message(message.header, message.payload, message.payload_bytes);
       channel_->repost(slot);  // after the payload was consumed
       return;
     }

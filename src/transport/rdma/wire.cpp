@@ -81,23 +81,40 @@ Checked<CmPrivate> decode_cm_private(const void* data, std::size_t length) {
   return {value, {}};
 }
 
-Checked<Message> decode_message(const std::byte* bytes, std::size_t length) {
-  Message message;
-  if (length < sizeof(MsgHeader)) return {std::nullopt, "runt message of " + std::to_string(length) + " bytes"};
-  std::memcpy(&message.header, bytes, sizeof(MsgHeader));
-  const MsgHeader& header = message.header;
+namespace {
+
+bool known_kind(MsgKind kind) noexcept {
+  return kind >= MsgKind::eager && kind <= MsgKind::send_abort;
+}
+
+std::uint64_t expected_payload(const MsgHeader& header) noexcept {
+  return header.kind == MsgKind::eager ? header.length : 0;
+}
+
+}  // namespace
+
+bool decode_message(const std::byte* bytes, std::size_t length, Message& out) noexcept {
+  if (length < sizeof(MsgHeader)) return false;
+  std::memcpy(&out.header, bytes, sizeof(MsgHeader));
+  if (out.header.version != wire_version || !known_kind(out.header.kind)) return false;
+  out.payload = bytes + sizeof(MsgHeader);
+  out.payload_bytes = length - sizeof(MsgHeader);
+  return out.payload_bytes == expected_payload(out.header);
+}
+
+std::string message_problem(const std::byte* bytes, std::size_t length) {
+  if (length < sizeof(MsgHeader)) return "runt message of " + std::to_string(length) + " bytes";
+  MsgHeader header;
+  std::memcpy(&header, bytes, sizeof(MsgHeader));
   if (header.version != wire_version)
-    return {std::nullopt, "peer speaks wire version " + std::to_string(header.version) + ", this rank " +
-                              std::to_string(wire_version)};
-  if (kind_name(header.kind) == "UNKNOWN")
-    return {std::nullopt, "unknown message kind " + std::to_string(static_cast<int>(header.kind))};
-  message.payload = bytes + sizeof(MsgHeader);
-  message.payload_bytes = length - sizeof(MsgHeader);
-  std::uint64_t expected = header.kind == MsgKind::eager ? header.length : 0;
-  if (message.payload_bytes != expected)
-    return {std::nullopt, std::string(kind_name(header.kind)) + " header says " + std::to_string(expected) +
-                              " payload bytes, message carries " + std::to_string(message.payload_bytes)};
-  return {message, {}};
+    return "peer speaks wire version " + std::to_string(header.version) + ", this rank " +
+           std::to_string(wire_version);
+  if (!known_kind(header.kind)) return "unknown message kind " + std::to_string(static_cast<int>(header.kind));
+  std::size_t carried = length - sizeof(MsgHeader);
+  if (carried != expected_payload(header))
+    return std::string(kind_name(header.kind)) + " header says " + std::to_string(expected_payload(header)) +
+           " payload bytes, message carries " + std::to_string(carried);
+  return {};
 }
 
 }  // namespace rcoll::transport::rdma

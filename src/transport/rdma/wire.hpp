@@ -129,6 +129,10 @@ struct Message {
   const std::byte* payload = nullptr;
   std::size_t payload_bytes = 0;
 };
-Checked<Message> decode_message(const std::byte* bytes, std::size_t length);
+// Decodes one into `out` (the payload points into `bytes`); false if it is
+// malformed, and message_problem() then says why. Split so that the
+// per-message path builds no strings.
+bool decode_message(const std::byte* bytes, std::size_t length, Message& out) noexcept;
+std::string message_problem(const std::byte* bytes, std::size_t length);
 
 }  // namespace rcoll::transport::rdma
