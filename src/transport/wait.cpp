@@ -20,11 +20,6 @@ namespace {
 // so that the rank they share it with can run. See docs/THREADING.md.
 constexpr auto shared_core_spin = std::chrono::microseconds(50);
 constexpr auto own_core_spin = std::chrono::microseconds(2000);
-// Past this, a rank with its own core yields while it spins, too: an
-// unbound peer woken by us may have been put on our CPU (the scheduler's
-// wake affinity), and a spin that never yields starves it until we block
-// (half round trips of 2 ms, the whole budget, in the Soft-RoCE guest).
-constexpr auto pure_spin = std::chrono::microseconds(50);
 constexpr auto block_slice = std::chrono::microseconds(20000);
 constexpr unsigned check_every = 8;  // idle spins per clock read and yield
 
@@ -114,7 +109,7 @@ void wait_all(Transport& transport, std::span<const RequestPtr> requests, Deadli
   // check_every spins: a clock read costs as much as a progress call that
   // finds nothing, and the spin is what notices the answer.
   constexpr auto not_spinning = Deadline::Clock::time_point::max();
-  auto spin_start = not_spinning;  // set at the first idle clock read
+  auto spin_until = not_spinning;  // set at the first idle clock read
   unsigned idle_spins = 0;
   while (true) {
     if (const Request* failed = first_failed(requests)) {
@@ -123,20 +118,20 @@ void wait_all(Transport& transport, std::span<const RequestPtr> requests, Deadli
     }
     if (all_finished(requests)) return;
     if (transport.progress()) {
-      spin_start = not_spinning;
+      spin_until = not_spinning;
       idle_spins = 0;
       continue;
     }
     if (++idle_spins % check_every != 0) continue;
     auto now = Deadline::Clock::now();
     if (now >= deadline.at()) throw_timeout(transport, requests, step);
-    if (spin_start == not_spinning) spin_start = now;
-    if (now - spin_start < spin_budget(current_spin)) {
+    if (spin_until == not_spinning) spin_until = now + spin_budget(current_spin);
+    if (now < spin_until) {
       // A peer sharing our core (more ranks than cores) can only answer
       // when we let it run: without this, every wait burnt the whole spin
       // budget first (134 µs per 8 B allreduce with two ranks on one core,
       // 18 µs with this).
-      if (current_spin == SpinMode::yield || now - spin_start >= pure_spin) sched_yield();
+      if (current_spin == SpinMode::yield) sched_yield();
       continue;
     }
     if (current_observer != nullptr) observe(*current_observer, transport, now, requests, step);

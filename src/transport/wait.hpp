@@ -43,10 +43,9 @@ class WaitObserver {
 
 // How a wait spins before it blocks. `yield` calls sched_yield() every few
 // idle spins, so that a rank sharing our core can answer during the spin;
-// `pure`, for a rank with a core of its own, makes no system call for the
-// first 50 µs (a yield there only delays noticing the answer) and yields
-// after that (an unbound peer may have been woken onto our CPU). Waits
-// outside a ScopedWaitObserver use `yield`.
+// `pure` makes no system call, for a rank with a core of its own (a
+// yield there only delays noticing the answer). Waits outside a
+// ScopedWaitObserver use `yield`.
 enum class SpinMode : std::uint8_t { yield, pure };
 
 // How long a wait spins after the last progress before it blocks: 2 ms for
