@@ -12,14 +12,8 @@ namespace rcoll::transport {
 namespace {
 
 // Spinning first keeps small-message latency at microseconds; blocking after
-// keeps oversubscribed hosts (more ranks than cores) usable. A rank with a
-// core of its own spins long: its blocking costs a wake-up, which on a busy
-// host is a scheduler latency (8 B allreduce over TCP, 2 ranks, host load
-// ~4: 135 µs with a 50 µs spin, 10 µs with 2 ms; 200-500 µs still fell
-// into the slow mode at times). Ranks sharing a core spin briefly, yielding,
-// so that the rank they share it with can run. See docs/THREADING.md.
-constexpr auto shared_core_spin = std::chrono::microseconds(50);
-constexpr auto own_core_spin = std::chrono::microseconds(2000);
+// keeps oversubscribed hosts (more ranks than cores) usable. See docs/THREADING.md.
+constexpr auto spin_budget = std::chrono::microseconds(50);
 constexpr auto block_slice = std::chrono::microseconds(20000);
 constexpr unsigned check_every = 8;  // idle spins per clock read and yield
 
@@ -87,10 +81,6 @@ std::vector<int> pending_peers(std::span<const RequestPtr> requests) {
   return peers;
 }
 
-std::chrono::microseconds spin_budget(SpinMode mode) noexcept {
-  return mode == SpinMode::pure ? own_core_spin : shared_core_spin;
-}
-
 ScopedWaitObserver::ScopedWaitObserver(WaitObserver* observer, SpinMode spin) noexcept
     : previous_(current_observer), previous_spin_(current_spin) {
   current_observer = observer;
@@ -125,7 +115,7 @@ void wait_all(Transport& transport, std::span<const RequestPtr> requests, Deadli
     if (++idle_spins % check_every != 0) continue;
     auto now = Deadline::Clock::now();
     if (now >= deadline.at()) throw_timeout(transport, requests, step);
-    if (spin_until == not_spinning) spin_until = now + spin_budget(current_spin);
+    if (spin_until == not_spinning) spin_until = now + spin_budget;
     if (now < spin_until) {
       // A peer sharing our core (more ranks than cores) can only answer
       // when we let it run: without this, every wait burnt the whole spin

@@ -48,11 +48,6 @@ class WaitObserver {
 // ScopedWaitObserver use `yield`.
 enum class SpinMode : std::uint8_t { yield, pure };
 
-// How long a wait spins after the last progress before it blocks: 2 ms for
-// `pure` (a core of its own: blocking would cost a wake-up), 50 µs for
-// `yield`.
-std::chrono::microseconds spin_budget(SpinMode mode) noexcept;
-
 // Makes `observer` (null: none) and `spin` the current thread's until
 // destroyed; then the previous ones are back.
 class ScopedWaitObserver {
