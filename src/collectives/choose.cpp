@@ -97,24 +97,30 @@ AllreduceAlgo cheapest_allreduce(std::size_t bytes, int size, const LinkCost& li
   return argmin(allreduce_candidates, [&](AllreduceAlgo a) { return allreduce_cost(a, bytes, size, link); });
 }
 
-BcastAlgo cheapest_bcast(std::size_t bytes, int size, const LinkCost& link, std::size_t segment) {
+BcastAlgo cheapest_bcast(std::size_t bytes, int size, const LinkCost& link, std::size_t segment,
+                         int shared_cores) {
   if (size <= 1) return BcastAlgo::binomial;
-  return argmin(bcast_candidates, [&](BcastAlgo a) { return bcast_cost(a, bytes, size, link, segment); });
+  return argmin(bcast_candidates,
+                [&](BcastAlgo a) { return bcast_cost(a, bytes, size, link, segment, shared_cores); });
 }
 
-ChoiceTable::ChoiceTable(int size, const LinkCost& link, std::size_t segment)
-    : size_(size), link_(link), segment_(std::max<std::size_t>(segment, 1)) {
+ChoiceTable::ChoiceTable(int size, const LinkCost& link, std::size_t segment, int shared_cores)
+    : size_(size),
+      link_(link),
+      segment_(std::max<std::size_t>(segment, 1)),
+      shared_cores_(std::max(shared_cores, 0)) {
   allreduce_ = build_ranges<AllreduceAlgo>([&](std::size_t b) { return cheapest_allreduce(b, size_, link_); },
                                            piece_ends(0));
-  bcast_ = build_ranges<BcastAlgo>([&](std::size_t b) { return cheapest_bcast(b, size_, link_, segment_); },
-                                   piece_ends(segment_));
+  bcast_ = build_ranges<BcastAlgo>(
+      [&](std::size_t b) { return cheapest_bcast(b, size_, link_, segment_, shared_cores_); }, piece_ends(segment_));
 }
 
 std::string ChoiceTable::describe(std::string_view source) const {
   std::string out = fmt::format(
       "algorithm choice on {} ranks ({}: alpha {:.3g} us, beta {:.3g} GB/s link, gamma {:.3g} GB/s reduce; "
-      "{} segments)\n",
-      size_, source, link_.alpha * 1e6, 1e-9 / link_.beta, 1e-9 / link_.gamma, human_bytes(segment_));
+      "{} segments{})\n",
+      size_, source, link_.alpha * 1e6, 1e-9 / link_.beta, 1e-9 / link_.gamma, human_bytes(segment_),
+      shared_cores_ > 0 ? fmt::format("; all ranks share {} cores", shared_cores_) : std::string());
   append_ranges(out, "allreduce", allreduce_);
   append_ranges(out, "bcast", bcast_);
   out.pop_back();  // the last line's newline: the caller ends the text

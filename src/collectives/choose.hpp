@@ -20,7 +20,9 @@ namespace rcoll::collectives {
 // ties (and rounding noise around them) always resolve the same way.
 // Candidate order: allreduce rd, tree, ring; bcast binomial, scatter_allgather, chain.
 AllreduceAlgo cheapest_allreduce(std::size_t bytes, int size, const LinkCost& link);
-BcastAlgo cheapest_bcast(std::size_t bytes, int size, const LinkCost& link, std::size_t segment);
+// `shared_cores` as in bcast_cost (0: links independent).
+BcastAlgo cheapest_bcast(std::size_t bytes, int size, const LinkCost& link, std::size_t segment,
+                         int shared_cores = 0);
 
 template <typename Algo>
 struct SizeRange {
@@ -41,7 +43,9 @@ class ChoiceTable {
   static constexpr std::size_t exact_segments = 512;
 
   // `segment` > 0: the pipeline segment the chain bcast runs with.
-  ChoiceTable(int size, const LinkCost& link, std::size_t segment);
+  // `shared_cores` > 0: all ranks run on one host with that many cores
+  // (bcast_cost); the communicator passes it when every rank is local.
+  ChoiceTable(int size, const LinkCost& link, std::size_t segment, int shared_cores = 0);
 
   AllreduceAlgo allreduce(std::size_t bytes) const { return find(allreduce_, bytes); }
   BcastAlgo bcast(std::size_t bytes) const { return find(bcast_, bytes); }
@@ -67,6 +71,7 @@ class ChoiceTable {
   int size_;
   LinkCost link_;
   std::size_t segment_;
+  int shared_cores_;
   std::vector<SizeRange<AllreduceAlgo>> allreduce_;
   std::vector<SizeRange<BcastAlgo>> bcast_;
 };

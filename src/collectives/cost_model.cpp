@@ -46,7 +46,18 @@ double allreduce_cost(AllreduceAlgo algo, std::size_t bytes, int size, const Lin
   return std::numeric_limits<double>::infinity();
 }
 
-double bcast_cost(BcastAlgo algo, std::size_t bytes, int size, const LinkCost& link, std::size_t segment) {
+double bcast_link_bytes(BcastAlgo algo, std::size_t bytes, int size) {
+  const double s = static_cast<double>(bytes);
+  const double to_every_rank = (size - 1) * s;
+  if (algo != BcastAlgo::scatter_allgather) return to_every_rank;
+  double scattered_chunks = 0;  // chunks each non-root rank receives in the scatter, summed
+  for (int v = 1; v < size; ++v) scattered_chunks += binomial_subtree_size(v, size);
+  return to_every_rank + s / size * scattered_chunks;
+}
+
+namespace {
+
+double bcast_link_cost(BcastAlgo algo, std::size_t bytes, int size, const LinkCost& link, std::size_t segment) {
   const double n = size;
   const double s = static_cast<double>(bytes);
   const double lg = ceil_log2(size);
@@ -56,12 +67,22 @@ double bcast_cost(BcastAlgo algo, std::size_t bytes, int size, const LinkCost& l
     case BcastAlgo::scatter_allgather:
       return (lg + n - 1) * link.alpha + 2 * s * (n - 1) / n * link.beta;
     case BcastAlgo::chain: {
-      const double k = static_cast<double>(std::max<std::size_t>(1, segment_count(bytes, std::max<std::size_t>(segment, 1))));
+      const std::size_t segments = segment_count(bytes, std::max<std::size_t>(segment, 1));
+      const double k = static_cast<double>(std::max<std::size_t>(1, segments));
       return (n - 2 + k) * (link.alpha + s / k * link.beta);
     }
     case BcastAlgo::automatic: break;
   }
   return std::numeric_limits<double>::infinity();
+}
+
+}  // namespace
+
+double bcast_cost(BcastAlgo algo, std::size_t bytes, int size, const LinkCost& link, std::size_t segment,
+                  int shared_cores) {
+  const double cost = bcast_link_cost(algo, bytes, size, link, segment);
+  if (shared_cores <= 0) return cost;
+  return cost + bcast_link_bytes(algo, bytes, size) * 2 * link.beta / shared_cores;
 }
 
 }  // namespace rcoll::collectives

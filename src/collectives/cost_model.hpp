@@ -36,6 +36,21 @@ std::size_t modelled_segment(const transport::Capabilities& caps);
 //   scatter_allgather  (lg + n - 1) a + 2 S (n-1)/n b
 //   chain              (n - 2 + k)(a + S/k b), k = ceil(S / segment) segments
 double allreduce_cost(AllreduceAlgo algo, std::size_t bytes, int size, const LinkCost& link);
-double bcast_cost(BcastAlgo algo, std::size_t bytes, int size, const LinkCost& link, std::size_t segment);
+//
+// Bcast on a host whose ranks share few cores (`shared_cores` > 0: all `size`
+// ranks on one host with that many cores): every byte that crosses a link
+// also costs the sender's and the receiver's CPU a copy, and those copies
+// of all links share the cores. Each bcast cost then adds
+//   link_bytes * 2 b / shared_cores
+// where link_bytes is what the algorithm moves over all links together:
+// (n-1) S for binomial and chain (the minimum), and for scatter_allgather
+// (n-1) S plus the scatter's S/n per rank below each non-root rank. So on
+// 4 ranks of a 2-core host the scatter-allgather's extra traffic is no
+// longer free (measured there: 0.65-1.0x the busbw of the binomial tree
+// from 384 KiB to 2 MiB, where the plain model chose it). 0: links are independent.
+double bcast_cost(BcastAlgo algo, std::size_t bytes, int size, const LinkCost& link, std::size_t segment,
+                  int shared_cores = 0);
+// What a bcast moves over all links together (see above).
+double bcast_link_bytes(BcastAlgo algo, std::size_t bytes, int size);
 
 }  // namespace rcoll::collectives

@@ -60,7 +60,9 @@ CommImpl::CommImpl(const Options& options, const JoinFunction& join,
   status::track(state_);
   log::info("joined: rank {} of {}, transport {}", options_.rank, options_.size, transport_name_);
   link_model_ = calibrate_link(options_, *transport_, *bootstrap_, deadline);
-  choices_.emplace(options_.size, link_model_.link, segment_bytes());
+  // Every rank on this host: the copies of all links share its cores (bcast_cost).
+  const int shared_cores = options_.local_size == options_.size ? CoreSharing::host_cpus() : 0;
+  choices_.emplace(options_.size, link_model_.link, segment_bytes(), shared_cores);
   if (link_model_.measured) log::debug("calibration took {:.2f} ms", link_model_.seconds * 1e3);
   if (options_.rank == 0 && log::get().should_log(spdlog::level::info))
     log::info("transport {}: {}", transport_name_, choices_->describe(link_model_.source()));

@@ -9,12 +9,12 @@ namespace {
 
 std::atomic<int> live_communicators{0};
 
-int host_cpus() noexcept {
+}  // namespace
+
+int CoreSharing::host_cpus() noexcept {
   static const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   return cpus;
 }
-
-}  // namespace
 
 CoreSharing::CoreSharing(int local_size) noexcept : local_size_(std::max(1, local_size)) {
   live_communicators.fetch_add(1, std::memory_order_relaxed);

@@ -20,6 +20,8 @@ class CoreSharing {
   // process) outnumber its CPUs, else `pure`. Read per call: communicators
   // made or destroyed later change it.
   transport::SpinMode spin_mode() const noexcept;
+  // The CPUs of this host (the same on every rank of it).
+  static int host_cpus() noexcept;
 
  private:
   int local_size_;
