@@ -18,22 +18,36 @@ constexpr std::size_t window = 8;
 
 void forward_segments(const Context& ctx, const TreeLinks& links, std::byte* buf, std::size_t bytes,
                       std::size_t segment_bytes, std::uint32_t step, std::string_view name) {
-  const std::size_t segments = segment_count(bytes, segment_bytes);
+  const bool root = links.parent < 0;
+  // Pieces of the incoming edge and of each outgoing one (edge_segment): a
+  // root-to-leaf edge carries double segments; below the root every edge is
+  // cut into `segment_bytes`, so a child gets exactly the pieces this rank receives.
+  const std::size_t incoming = root ? segment_bytes : incoming_segment(links, segment_bytes);
+  const std::size_t segments = segment_count(bytes, incoming);
+  std::vector<std::size_t> outgoing;
+  std::size_t steps = segments;
+  for (std::size_t i = 0; i < links.children.size(); ++i) {
+    outgoing.push_back(outgoing_segment(links, i, segment_bytes));
+    steps = std::max(steps, segment_count(bytes, outgoing.back()));
+  }
   std::vector<RecvItem> items;
-  if (links.parent >= 0)
+  if (!root)
     for (std::size_t s = 0; s < segments; ++s) {
-      const Range seg = segment_range(bytes, segment_bytes, s);
+      const Range seg = segment_range(bytes, incoming, s);
       items.push_back({links.parent, step, buf + seg.offset, seg.count});
     }
   RequestList sends(ctx);
   RecvWindow receives(ctx, std::move(items), window);
-  for (std::size_t s = 0; s < segments; ++s) {
-    const Range seg = segment_range(bytes, segment_bytes, s);
-    if (links.parent >= 0) {
+  for (std::size_t s = 0; s < steps; ++s) {
+    if (!root && s < segments) {
       receives.wait(s, step_label(ctx, "{} from rank {} segment {}/{}", name, links.parent, s + 1, segments));
       receives.release();
     }
-    for (int child : links.children) sends.send(child, step, buf + seg.offset, seg.count);
+    for (std::size_t i = 0; i < links.children.size(); ++i) {
+      if (s >= segment_count(bytes, outgoing[i])) continue;  // a child in fewer, larger pieces is done
+      const Range seg = segment_range(bytes, outgoing[i], s);
+      sends.send(links.children[i], step, buf + seg.offset, seg.count);
+    }
   }
   sends.wait_all(step_label(ctx, "{} sends", name));
 }
@@ -44,6 +58,7 @@ void binomial_bcast_segments(const Context& ctx, std::byte* buf, std::size_t byt
   TreeLinks links = binomial_tree(ctx.rank(), ctx.size(), root);
   // The largest subtree first: it has the longest way to go.
   std::reverse(links.children.begin(), links.children.end());
+  std::reverse(links.child_sizes.begin(), links.child_sizes.end());
   forward_segments(ctx, links, buf, bytes, segment_bytes, step, name);
 }
 

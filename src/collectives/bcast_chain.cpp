@@ -8,10 +8,7 @@ namespace rcoll::collectives {
 
 void bcast_chain(const Context& ctx, void* buf, std::size_t bytes, int root) {
   if (ctx.size() == 1 || bytes == 0) return;
-  const ChainLinks chain = chain_links(ctx.rank(), ctx.size(), root);
-  TreeLinks links;
-  links.parent = chain.prev;
-  if (chain.next >= 0) links.children.push_back(chain.next);
+  const TreeLinks links = chain_tree(ctx.rank(), ctx.size(), root);
   forward_segments(ctx, links, static_cast<std::byte*>(buf), bytes, ctx.segment_bytes, 0, "bcast chain");
 }
 

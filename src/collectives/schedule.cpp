@@ -1,6 +1,7 @@
 #include "collectives/schedule.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace rcoll::collectives {
 
@@ -46,9 +47,13 @@ TreeLinks binomial_tree(int rank, int size, int root) {
   const int v = wrap(rank - root, size);
   TreeLinks links;
   if (v != 0) links.parent = wrap((v & (v - 1)) + root, size);
+  links.parent_is_root = v != 0 && (v & (v - 1)) == 0;
   for (int mask = 1; mask < size; mask <<= 1) {
     if (v & mask) break;
-    if (v + mask < size) links.children.push_back(wrap(v + mask + root, size));
+    if (v + mask < size) {
+      links.children.push_back(wrap(v + mask + root, size));
+      links.child_sizes.push_back(binomial_subtree_size(v + mask, size));
+    }
   }
   return links;
 }
@@ -75,6 +80,20 @@ DoublingPlan doubling_plan(int rank, int size) {
 
 int doubling_partner(int rank, int step) { return rank ^ (1 << step); }
 
+std::size_t edge_segment(std::size_t segment, bool from_root, bool to_leaf) {
+  if (!from_root || !to_leaf) return segment;
+  return segment > SIZE_MAX / 2 ? segment : 2 * segment;
+}
+
+std::size_t incoming_segment(const TreeLinks& links, std::size_t segment) {
+  return edge_segment(segment, links.parent_is_root, links.children.empty());
+}
+
+std::size_t outgoing_segment(const TreeLinks& links, std::size_t child, std::size_t segment) {
+  const bool leaf = child < links.child_sizes.size() && links.child_sizes[child] == 1;
+  return edge_segment(segment, links.parent < 0, leaf);
+}
+
 ChainLinks chain_links(int rank, int size, int root) {
   const int v = wrap(rank - root, size);
   ChainLinks links;
@@ -86,6 +105,18 @@ ChainLinks chain_links(int rank, int size, int root) {
 RoundPeers dissemination_peers(int rank, int size, int round) {
   const int distance = (1 << round) % size;
   return {wrap(rank + distance, size), wrap(rank - distance, size)};
+}
+
+TreeLinks chain_tree(int rank, int size, int root) {
+  const ChainLinks chain = chain_links(rank, size, root);
+  TreeLinks links;
+  links.parent = chain.prev;
+  links.parent_is_root = chain.prev >= 0 && chain.prev == root;
+  if (chain.next >= 0) {
+    links.children.push_back(chain.next);
+    links.child_sizes.push_back(size - wrap(chain.next - root, size));
+  }
+  return links;
 }
 
 }  // namespace rcoll::collectives

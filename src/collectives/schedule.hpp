@@ -40,8 +40,10 @@ int wrap(int value, int n);
 // the children of v are v + 2^j for every 2^j below that bit (all 2^j for
 // the root) that are < size. Depth is ceil_log2(size).
 struct TreeLinks {
-  int parent = -1;            // -1 at the root
-  std::vector<int> children;  // smallest subtree first
+  int parent = -1;              // -1 at the root
+  bool parent_is_root = false;  // the parent is the root (which holds all data from the start)
+  std::vector<int> children;    // smallest subtree first
+  std::vector<int> child_sizes;  // ranks in each child's subtree, in the order of `children`
 };
 TreeLinks binomial_tree(int rank, int size, int root);
 // Number of ranks in the subtree of relative rank v (the ranks v .. v + result - 1).
@@ -60,12 +62,30 @@ DoublingPlan doubling_plan(int rank, int size);
 // The exchange partner of an active rank (< pof2) at `step`.
 int doubling_partner(int rank, int step);
 
+// The segment size of one edge of a pipelined tree forward: `segment`, or
+// twice that on an edge from the root to a leaf. Such an edge has nothing
+// to pipeline (its sender holds everything from the start and its receiver
+// forwards nothing), so its pieces only need to keep the link streaming, and
+// fewer pieces pay fewer per-message costs (on TCP a rendezvous round trip
+// each). Measured over TCP, 2 ranks (docs/PERFORMANCE.md): 1 MiB pieces beat
+// 512 KiB ones by 0-25 % from 768 KiB to 4 MiB and one whole message by
+// 5-15 % from 4 MiB up. The two ends of an edge call it with the same
+// arguments, so they agree on the pieces.
+std::size_t edge_segment(std::size_t segment, bool from_root, bool to_leaf);
+// edge_segment of a rank's edge from its parent (links.parent >= 0), and of
+// its edge to links.children[child]. For every edge of a tree, the parent's
+// outgoing_segment equals the child's incoming_segment.
+std::size_t incoming_segment(const TreeLinks& links, std::size_t segment);
+std::size_t outgoing_segment(const TreeLinks& links, std::size_t child, std::size_t segment);
+
 // Chain root -> root+1 -> ... -> root-1 (mod size); -1 past the ends.
 struct ChainLinks {
   int prev = -1;
   int next = -1;
 };
 ChainLinks chain_links(int rank, int size, int root);
+// The chain as a tree (one child per rank), for the pipelined forward.
+TreeLinks chain_tree(int rank, int size, int root);
 
 // Dissemination barrier round r: send to rank + 2^r, receive from rank - 2^r (mod size).
 struct RoundPeers {

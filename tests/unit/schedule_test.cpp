@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <queue>
 #include <set>
 #include <vector>
@@ -195,6 +196,62 @@ TEST(Chain, VisitsRanksFromTheRootInRingOrder) {
       ASSERT_EQ(chain_links(root, size, root).prev, -1);
     }
   }
+}
+
+// Every edge of a forwarding tree: the parent's pieces are the child's
+// (both ends cut the message alike), child_sizes are the real subtree
+// sizes, and only root-to-leaf edges carry double segments.
+void expect_edges_agree(const std::vector<TreeLinks>& links, int root, std::size_t segment) {
+  const int size = static_cast<int>(links.size());
+  for (int r = 0; r < size; ++r) {
+    ASSERT_EQ(links[r].parent_is_root, r != root && links[r].parent == root) << "rank " << r;
+    ASSERT_EQ(links[r].child_sizes.size(), links[r].children.size());
+    for (std::size_t i = 0; i < links[r].children.size(); ++i) {
+      const TreeLinks& child = links[links[r].children[i]];
+      int reach = 0;  // ranks below and including the child
+      std::vector<int> todo{links[r].children[i]};
+      while (!todo.empty()) {
+        const int c = todo.back();
+        todo.pop_back();
+        ++reach;
+        todo.insert(todo.end(), links[c].children.begin(), links[c].children.end());
+      }
+      ASSERT_EQ(links[r].child_sizes[i], reach) << "size " << size << " rank " << r << " child " << i;
+      const std::size_t piece = outgoing_segment(links[r], i, segment);
+      ASSERT_EQ(piece, incoming_segment(child, segment)) << "size " << size << " edge from " << r;
+      const bool leaf_of_root = r == root && child.children.empty();
+      ASSERT_EQ(piece, leaf_of_root ? 2 * segment : segment) << "size " << size << " edge from " << r;
+    }
+  }
+}
+
+TEST(ForwardEdges, BothEndsCutTheMessageAlikeOnBinomialTreesAndChains) {
+  for (int size = 2; size <= 33; ++size)
+    for (int root : {0, 1, size - 1}) {
+      std::vector<TreeLinks> tree, chain;
+      for (int r = 0; r < size; ++r) {
+        tree.push_back(binomial_tree(r, size, root));
+        chain.push_back(chain_tree(r, size, root));
+      }
+      expect_edges_agree(tree, root, 4096);
+      expect_edges_agree(chain, root, 4096);
+    }
+}
+
+TEST(ForwardEdges, OnlyRootToLeafEdgesTakeDoubleSegments) {
+  EXPECT_EQ(edge_segment(4096, true, true), 8192u);
+  EXPECT_EQ(edge_segment(4096, true, false), 4096u);
+  EXPECT_EQ(edge_segment(4096, false, true), 4096u);
+  EXPECT_EQ(edge_segment(4096, false, false), 4096u);
+  EXPECT_EQ(edge_segment(SIZE_MAX, true, true), SIZE_MAX);  // no overflow
+  // Two ranks: the only edge is root to leaf.
+  const TreeLinks leaf = binomial_tree(1, 2, 0);
+  EXPECT_TRUE(leaf.parent_is_root);
+  EXPECT_EQ(incoming_segment(leaf, 100), 200u);
+  EXPECT_EQ(outgoing_segment(binomial_tree(0, 2, 0), 0, 100), 200u);
+  // Chain of four: root -> 1 -> 2 -> 3; only the last edge reaches a leaf, not from the root.
+  EXPECT_EQ(chain_tree(0, 4, 0).child_sizes, std::vector<int>{3});
+  EXPECT_EQ(incoming_segment(chain_tree(3, 4, 0), 100), 100u);
 }
 
 // Knowledge spreads: after ceil(log2 n) rounds every rank has (transitively)
