@@ -55,9 +55,11 @@ void cm_private(std::string_view bytes) {
 void message(std::string_view bytes) {
   auto start = reinterpret_cast<const std::byte*>(bytes.data());
   rdma::Message m;
-  bool accepted = rdma::decode_message(start, bytes.size(), m);
-  FUZZ_CHECK(accepted == rdma::message_problem(start, bytes.size()).empty());
-  if (!accepted) return;
+  rdma::MessageFault fault = rdma::decode_message(start, bytes.size(), m);
+  if (fault != rdma::MessageFault::none) {
+    FUZZ_CHECK(!rdma::message_problem(fault, m, bytes.size()).empty());
+    return;
+  }
   FUZZ_CHECK(rdma::kind_name(m.header.kind) != "UNKNOWN");
   FUZZ_CHECK(m.header.version == rdma::wire_version);
   FUZZ_CHECK(m.payload == start + sizeof(rdma::MsgHeader));

@@ -35,8 +35,8 @@ void Peer::on_completion(const ibv_wc& wc) {
       auto slot_bytes = channel_->slot(slot);
       std::size_t length = std::min<std::size_t>(wc.byte_len, slot_bytes.size());
       Message message;
-      if (!decode_message(slot_bytes.data(), length, message))
-        throw IoError(core_.rank, peer_, "rdma recv", message_problem(slot_bytes.data(), length));
+      if (MessageFault fault = decode_message(slot_bytes.data(), length, message); fault != MessageFault::none)
+        throw IoError(core_.rank, peer_, "rdma recv", message_problem(fault, message, length));
       on_message(message.header, message.payload, message.payload_bytes);
       channel_->repost(slot);  // after the payload was consumed
       return;

@@ -93,28 +93,31 @@ std::uint64_t expected_payload(const MsgHeader& header) noexcept {
 
 }  // namespace
 
-bool decode_message(const std::byte* bytes, std::size_t length, Message& out) noexcept {
-  if (length < sizeof(MsgHeader)) return false;
+MessageFault decode_message(const std::byte* bytes, std::size_t length, Message& out) noexcept {
+  if (length < sizeof(MsgHeader)) return MessageFault::runt;
   std::memcpy(&out.header, bytes, sizeof(MsgHeader));
-  if (out.header.version != wire_version || !known_kind(out.header.kind)) return false;
+  if (out.header.version != wire_version) return MessageFault::version;
+  if (!known_kind(out.header.kind)) return MessageFault::kind;
   out.payload = bytes + sizeof(MsgHeader);
   out.payload_bytes = length - sizeof(MsgHeader);
-  return out.payload_bytes == expected_payload(out.header);
+  if (out.payload_bytes != expected_payload(out.header)) return MessageFault::payload_length;
+  return MessageFault::none;
 }
 
-std::string message_problem(const std::byte* bytes, std::size_t length) {
-  if (length < sizeof(MsgHeader)) return "runt message of " + std::to_string(length) + " bytes";
-  MsgHeader header;
-  std::memcpy(&header, bytes, sizeof(MsgHeader));
-  if (header.version != wire_version)
-    return "peer speaks wire version " + std::to_string(header.version) + ", this rank " +
-           std::to_string(wire_version);
-  if (!known_kind(header.kind)) return "unknown message kind " + std::to_string(static_cast<int>(header.kind));
-  std::size_t carried = length - sizeof(MsgHeader);
-  if (carried != expected_payload(header))
-    return std::string(kind_name(header.kind)) + " header says " + std::to_string(expected_payload(header)) +
-           " payload bytes, message carries " + std::to_string(carried);
-  return {};
+std::string message_problem(MessageFault fault, const Message& message, std::size_t length) {
+  const MsgHeader& header = message.header;
+  switch (fault) {
+    case MessageFault::none: return {};
+    case MessageFault::runt: return "runt message of " + std::to_string(length) + " bytes";
+    case MessageFault::version:
+      return "peer speaks wire version " + std::to_string(header.version) + ", this rank " +
+             std::to_string(wire_version);
+    case MessageFault::kind: return "unknown message kind " + std::to_string(static_cast<int>(header.kind));
+    case MessageFault::payload_length:
+      return std::string(kind_name(header.kind)) + " header says " + std::to_string(expected_payload(header)) +
+             " payload bytes, message carries " + std::to_string(message.payload_bytes);
+  }
+  return "malformed message";
 }
 
 }  // namespace rcoll::transport::rdma

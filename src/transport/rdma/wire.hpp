@@ -129,10 +129,13 @@ struct Message {
   const std::byte* payload = nullptr;
   std::size_t payload_bytes = 0;
 };
-// Decodes one into `out` (the payload points into `bytes`); false if it is
-// malformed, and message_problem() then says why. Split so that the
-// per-message path builds no strings.
-bool decode_message(const std::byte* bytes, std::size_t length, Message& out) noexcept;
-std::string message_problem(const std::byte* bytes, std::size_t length);
+// What decode_message found wrong with a message, if anything.
+enum class MessageFault : std::uint8_t { none, runt, version, kind, payload_length };
+// Decodes `length` received bytes into `out` (the payload points into
+// `bytes`) and says what is wrong, `none` if nothing. It builds no strings:
+// it runs per message; message_problem() words a fault for the error.
+MessageFault decode_message(const std::byte* bytes, std::size_t length, Message& out) noexcept;
+// The text of `fault`, from the `message` and `length` decode_message saw.
+std::string message_problem(MessageFault fault, const Message& message, std::size_t length);
 
 }  // namespace rcoll::transport::rdma
