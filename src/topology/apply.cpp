@@ -25,7 +25,7 @@ BindPolicy env_policy() {
   const char* value = std::getenv("RCOLL_BIND");
   if (value == nullptr || *value == '\0') return BindPolicy::none;
   if (auto policy = parse_bind_policy(value)) return *policy;
-  log::warn("RCOLL_BIND={} is not one of none|core|numa|nic; not binding", value);
+  log::warn("RCOLL_BIND={} is not one of none|core|numa|nic|auto; not binding", value);
   return BindPolicy::none;
 }
 
@@ -60,7 +60,7 @@ std::string PlacementReport::log_line() const {
   }
   if (!locality_reason.empty() && p.reason.find(locality_reason) == std::string::npos) line += "; " + locality_reason;
   if (!p.reason.empty()) {
-    line += "; fallback: " + p.reason;
+    line += (p.requested == BindPolicy::automatic ? "; auto: " : "; fallback: ") + p.reason;
   } else if (p.applied != p.requested) {
     line += "; requested " + std::string(to_string(p.requested));
   }

@@ -1,6 +1,6 @@
 // Applying a placement to this process: the one call the communicator makes.
 //
-// rcoll-run passes RCOLL_BIND=none|core|numa|nic and RCOLL_REPORT_BINDINGS=1
+// rcoll-run passes RCOLL_BIND=none|core|numa|nic|auto and RCOLL_REPORT_BINDINGS=1
 // to the ranks; the library calls apply_placement_from_env() when it creates
 // the communicator, before it starts any thread of its own, so that those
 // threads inherit the binding. Placement never fails a job: every problem

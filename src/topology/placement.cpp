@@ -8,8 +8,11 @@
 namespace rcoll::topology {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, BindPolicy>, 4> kPolicies{{
-    {"none", BindPolicy::none}, {"core", BindPolicy::core}, {"numa", BindPolicy::numa}, {"nic", BindPolicy::nic}}};
+constexpr std::array<std::pair<std::string_view, BindPolicy>, 5> kPolicies{{{"none", BindPolicy::none},
+                                                                            {"core", BindPolicy::core},
+                                                                            {"numa", BindPolicy::numa},
+                                                                            {"nic", BindPolicy::nic},
+                                                                            {"auto", BindPolicy::automatic}}};
 
 // Cores (or PUs, where hwloc found no cores) inside `within`, in logical order.
 std::vector<hwloc_obj_t> cores_inside(const Topology& topology, hwloc_const_cpuset_t within) {
@@ -54,6 +57,13 @@ void place_core(const Topology& topology, int local_rank, int local_size, Placem
   if (auto note = oversubscribed(local_size, static_cast<int>(cores.size()), "cores"); !note.empty()) {
     p.reason = note;
   }
+}
+
+void place_auto(const Topology& topology, int local_rank, int local_size, Placement& p) {
+  const auto cores = cores_inside(topology, hwloc_topology_get_topology_cpuset(topology.get())).size();
+  if (static_cast<std::size_t>(local_size) >= cores) return place_core(topology, local_rank, local_size, p);
+  p.applied = BindPolicy::none;
+  p.reason = std::to_string(local_size) + " ranks on " + std::to_string(cores) + " cores: left to the OS scheduler";
 }
 
 void place_numa(const Topology& topology, int local_rank, int local_size, Placement& p) {
@@ -115,6 +125,7 @@ Placement decide_placement(const Topology& topology, BindPolicy policy, int loca
     case BindPolicy::core: place_core(topology, local_rank, local_size, p); break;
     case BindPolicy::numa: place_numa(topology, local_rank, local_size, p); break;
     case BindPolicy::nic: place_nic(topology, locality, local_rank, local_size, p); break;
+    case BindPolicy::automatic: place_auto(topology, local_rank, local_size, p); break;
     case BindPolicy::none: break;
   }
   return p;

@@ -20,9 +20,16 @@ enum class BindPolicy {
   core,  // local rank r on core r mod cores (round-robin over all cores)
   numa,  // local rank r on every CPU of NUMA node r mod nodes
   nic,   // pack ranks on the cores of the device's NUMA node(s), wrapping
+  // `core` when the machine's ranks fill its cores (local_size >= cores),
+  // else `none`. With no core to spare the OS scheduler at times stacks two
+  // busy ranks on one core while another idles (docs/PERFORMANCE.md:
+  // 4 ranks on 2 cores, allreduce 1 MiB, median 2.2 ms unbound, 1.4 ms
+  // bound); with cores to spare it balances them well, and leaving ranks
+  // unbound keeps two jobs on one machine from pinning onto the same cores.
+  automatic,
 };
 
-// "none" | "core" | "numa" | "nic"; std::nullopt for anything else.
+// "none" | "core" | "numa" | "nic" | "auto"; std::nullopt for anything else.
 std::optional<BindPolicy> parse_bind_policy(std::string_view text);
 std::string_view to_string(BindPolicy policy);
 

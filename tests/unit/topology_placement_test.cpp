@@ -153,6 +153,25 @@ TEST(Placement, CoreBindsWholeCoresWithTheirHyperthreads) {
   EXPECT_EQ(decide(t, BindPolicy::core, 3, 4).numa, 0);
 }
 
+// auto binds like core only when the machine's ranks fill its 8 cores.
+TEST(Placement, AutoBindsCoresOnlyWhenTheRanksFillThem) {
+  Topology t = load("two_socket_nic.xml");
+  for (int size : {8, 10}) {
+    for (int r = 0; r < size; ++r) {
+      Placement p = decide_placement(t, BindPolicy::automatic, r, size);
+      EXPECT_EQ(p.applied, BindPolicy::core) << size << " ranks, rank " << r;
+      EXPECT_EQ(p.cpuset.to_list(), std::to_string(r % 8)) << size << " ranks, rank " << r;
+    }
+  }
+  EXPECT_NE(decide_placement(t, BindPolicy::automatic, 9, 10).reason.find("oversubscribed"), std::string::npos);
+  Placement spare = decide_placement(t, BindPolicy::automatic, 0, 7);
+  EXPECT_EQ(spare.applied, BindPolicy::none);
+  EXPECT_TRUE(spare.cpuset.empty());
+  EXPECT_EQ(spare.reason, "7 ranks on 8 cores: left to the OS scheduler");
+  EXPECT_EQ(parse_bind_policy("auto"), BindPolicy::automatic);
+  EXPECT_EQ(to_string(BindPolicy::automatic), "auto");
+}
+
 TEST(Placement, NumaIsRoundRobinOverNodes) {
   Topology two = load("two_socket_nic.xml");
   EXPECT_EQ(decide(two, BindPolicy::numa, 0, 4).cpuset, "0-3");
