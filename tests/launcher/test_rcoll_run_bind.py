@@ -34,9 +34,9 @@ class BindJobTest(LauncherTestCase):
         self.assertEqual({r["RCOLL_REPORT_BINDINGS"] for r in ranks}, {"1"})
         self.assertEqual(sorted(r["RCOLL_LOCAL_RANK"] for r in ranks), ["0", "1", "2"])
 
-    def test_default_is_none_without_reports(self):
+    def test_default_is_auto_without_reports(self):
         ranks = self.run_bind_job(2)
-        self.assertEqual({r["RCOLL_BIND"] for r in ranks}, {"none"})
+        self.assertEqual({r["RCOLL_BIND"] for r in ranks}, {"auto"})
         self.assertEqual({r["RCOLL_REPORT_BINDINGS"] for r in ranks}, {None})
 
     def test_inherited_policy_and_option_precedence(self):
@@ -48,7 +48,7 @@ class BindJobTest(LauncherTestCase):
     def test_bad_policy_is_refused_before_any_rank_starts(self):
         result = self.launch("-n", 2, "--bind", "socket", *self.rank_program(BIND_RANK))
         self.assertEqual(result.returncode, 2)
-        self.assertIn("--bind 'socket' is not a binding policy; choose one of none, core, numa, nic",
+        self.assertIn("--bind 'socket' is not a binding policy; choose one of none, core, numa, nic, auto",
                       result.stderr.decode())
         self.assertEqual(self.records("bind-*.json"), {})
         self.assertEqual(self.daemon_events("start"), [])
@@ -62,7 +62,7 @@ class BindJobTest(LauncherTestCase):
 
 class BindUnitTest(unittest.TestCase):
     def test_every_policy_is_accepted(self):
-        for policy in ("none", "core", "numa", "nic"):
+        for policy in ("none", "core", "numa", "nic", "auto"):
             self.assertEqual(cli.parse_args(["-n", "1", "--bind", policy, "prog"]).bind, policy)
 
     def test_empty_policy_is_refused(self):

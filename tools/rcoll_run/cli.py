@@ -7,7 +7,7 @@ import os
 from . import placement
 
 # The library applies them (src/topology/); see the usage text of rcoll-run.
-BIND_POLICIES = ("none", "core", "numa", "nic")
+BIND_POLICIES = ("none", "core", "numa", "nic", "auto")
 TRANSPORTS = ("auto", "tcp", "rdma")
 
 
@@ -43,10 +43,11 @@ def _build_parser():
     p.add_argument("--kill-grace", type=_positive_seconds, default=3.0, metavar="S",
                    help="seconds between SIGTERM and SIGKILL when stopping ranks (default 3)")
     p.add_argument("--bind", metavar="POLICY",
-                   help="where each rank runs (RCOLL_BIND): none (default), core (one "
-                        "core per local rank, round-robin), numa (round-robin over NUMA "
-                        "nodes), nic (cores near the rank's network device; falls back "
-                        "to core); default: inherited, else none")
+                   help="where each rank runs (RCOLL_BIND): none, core (one core per "
+                        "local rank, round-robin), numa (round-robin over NUMA nodes), "
+                        "nic (cores near the rank's network device; falls back to core), "
+                        "auto (core when a host's ranks fill its cores, else none); "
+                        "default: inherited, else auto")
     p.add_argument("--report-bindings", action="store_true",
                    help="each rank prints its binding, memory node and device's NUMA "
                         "node on stderr (RCOLL_REPORT_BINDINGS=1)")
@@ -70,7 +71,7 @@ def parse_args(argv):
     """Returns the options; exits with status 2 and a message on bad ones.
 
     Adds `slots` (list of placement.Slot, or None without --hosts); `bind`
-    is --bind, else $RCOLL_BIND, else "none".
+    is --bind, else $RCOLL_BIND, else "auto".
     """
     parser = _build_parser()
     args = parser.parse_args(argv)
@@ -79,7 +80,7 @@ def parse_args(argv):
     if not args.command:
         parser.error("no program given")
     if args.bind is None:
-        source, args.bind = "RCOLL_BIND", os.environ.get("RCOLL_BIND") or "none"
+        source, args.bind = "RCOLL_BIND", os.environ.get("RCOLL_BIND") or "auto"
     else:
         source = "--bind"
     if args.bind not in BIND_POLICIES:

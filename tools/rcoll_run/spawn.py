@@ -33,7 +33,7 @@ class JobSettings:
     token: str
     transport: str
     timeout: str = None     # RCOLL_TIMEOUT in seconds, or None to inherit
-    bind: str = "none"      # RCOLL_BIND: none|core|numa|nic (applied by the library)
+    bind: str = "auto"      # RCOLL_BIND: none|core|numa|nic|auto (applied by the library)
     report_bindings: bool = False  # sets RCOLL_REPORT_BINDINGS=1
 
 
