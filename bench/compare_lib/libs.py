@@ -31,10 +31,14 @@ LIBRARIES = {
 }
 
 # Open MPI: the ob1 point-to-point layer with only the self and TCP
-# transports (no shared memory), on the loopback interface.
+# transports (no shared memory), on the loopback interface. Every library
+# places its ranks as it does by default, as its users meet it: Open MPI
+# binds one core per rank up to two ranks and leaves oversubscribed ranks
+# unbound; rcoll-run binds one core per rank when the ranks fill the cores
+# (--bind auto); MPICH's launcher and Gloo (no launcher) do not bind.
 OPENMPI_FLAGS = ["--mca", "pml", "ob1", "--mca", "btl", "self,tcp",
                  "--mca", "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo",
-                 "--bind-to", "none", "--oversubscribe"]
+                 "--oversubscribe"]
 # MPICH (Debian: ch4 over UCX): every rank treated as remote (no shared
 # memory) and UCX restricted to TCP on the loopback device.
 MPICH_ENV = {"MPIR_CVAR_NOLOCAL": "1", "UCX_TLS": "tcp", "UCX_NET_DEVICES": "lo"}

@@ -131,9 +131,12 @@ METHOD = ("Method: every library runs the same sizes (float32 elements: 2^k, 3·
           "rank, median over iterations; iterations per size band: {bands}; `--check` (exact integer data, every "
           "element compared). Per (op, ranks, band) the jobs alternate between libraries, rotating the order each "
           "repetition; cells are medians over {reps} repetitions. busbw: allreduce algbw·2(n−1)/n, bcast algbw. "
-          "Open MPI: `mpirun --mca pml ob1 --mca btl self,tcp --mca btl_tcp_if_include lo --bind-to none "
+          "Open MPI: `mpirun --mca pml ob1 --mca btl self,tcp --mca btl_tcp_if_include lo "
           "--oversubscribe`; MPICH: `MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp UCX_NET_DEVICES=lo mpiexec`; Gloo: TCP "
-          "device on 127.0.0.1, file-store rendezvous; rcoll: `tools/rcoll-run --transport tcp`. A job slower than "
+          "device on 127.0.0.1, file-store rendezvous; rcoll: `tools/rcoll-run --transport tcp`. Each library "
+          "places its ranks as it does by default: Open MPI binds a core per rank up to 2 ranks and leaves "
+          "oversubscribed ranks unbound, rcoll-run (`--bind auto`) binds a core per rank when the ranks fill the "
+          "cores (round-robin beyond), MPICH and Gloo do not bind. A job slower than "
           f"{schedule.SLOW_FACTOR}× the fastest library's same job (at least {schedule.MIN_TIMEOUT_S} s) is stopped, "
           "not run again, and its cells stay empty (see the notes).")
 
