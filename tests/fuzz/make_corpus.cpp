@@ -121,6 +121,11 @@ void tcp_seeds() {
        recv(2, 1000) + write(tcp_frame(tcp::FrameType::rts, 2, 600, 7)) +
            write(tcp_frame(tcp::FrameType::data, 2, 599, 7) + std::string(599, 'd')));
   seed("tcp_peer_fuzz", "rendezvous_out", send(1, 500) + write(tcp_frame(tcp::FrameType::cts, 1, 500, 1)));
+  // Found by this target: a second RTS under the id of a message still in
+  // progress orphaned the receive matched to the first (now a protocol error).
+  seed("tcp_peer_fuzz", "rts_id_reused",
+       recv(2, 1000) + recv(2, 1000) + write(tcp_frame(tcp::FrameType::rts, 2, 600, 7)) +
+           write(tcp_frame(tcp::FrameType::rts, 2, 600, 7)));
   seed("tcp_peer_fuzz", "cancel_then_discard",
        send(1, 700) + u8(2) + write(tcp_frame(tcp::FrameType::cts, 1, 700, 1, tcp::flag_discard)) + u8(3));
 }
