@@ -61,8 +61,7 @@ void bcast_scatter_allgather(const Context& ctx, void* buf, std::size_t bytes, i
                   n, wrap(rank - 1, n), wrap(rank + 1, n)};
   scatter(ctx, ring, root);
   RequestList sends(ctx);
-  ring_allgather(ctx, ring, wrap(rank - root, n), allgather_first_step, "bcast scatter_allgather allgather", sends,
-                 false);
+  ring_allgather(ctx, ring, wrap(rank - root, n), allgather_first_step, "bcast scatter_allgather allgather", sends);
 }
 
 }  // namespace rcoll::collectives

@@ -14,7 +14,9 @@ void send_chunk(const Ring& ring, int k, std::uint32_t step, RequestList& sends)
   }
 }
 
-std::vector<RecvItem> receive_sequence(const Ring& ring, int owned, std::uint32_t first_step) {
+}  // namespace
+
+std::vector<RecvItem> allgather_receives(const Ring& ring, int owned, std::uint32_t first_step) {
   std::vector<RecvItem> items;
   for (int t = 0; t + 1 < ring.size; ++t) {
     const Range chunk = ring.chunk(owned - t - 1);
@@ -28,12 +30,15 @@ std::vector<RecvItem> receive_sequence(const Ring& ring, int owned, std::uint32_
   return items;
 }
 
-}  // namespace
-
 void ring_allgather(const Context& ctx, const Ring& ring, int owned, std::uint32_t first_step,
-                    std::string_view name, RequestList& sends, bool owned_sent) {
-  if (!owned_sent) send_chunk(ring, owned, first_step, sends);
-  RecvWindow window(ctx, receive_sequence(ring, owned, first_step), ring_window);
+                    std::string_view name, RequestList& sends) {
+  send_chunk(ring, owned, first_step, sends);
+  RecvWindow receives(ctx, allgather_receives(ring, owned, first_step), ring_window);
+  forward_allgather(ctx, ring, owned, name, sends, receives);
+}
+
+void forward_allgather(const Context& ctx, const Ring& ring, int owned, std::string_view name, RequestList& sends,
+                       RecvWindow& receives) {
   std::size_t index = 0;
   for (int t = 0; t + 1 < ring.size; ++t) {
     const std::size_t segments = segment_count(ring.chunk(owned - t - 1).count, ring.segment);
@@ -41,8 +46,8 @@ void ring_allgather(const Context& ctx, const Ring& ring, int owned, std::uint32
     const auto label = step_label(ctx, "{} step {}/{}", name, t + 1, ring.size - 1);
     const bool forward = t + 2 < ring.size;
     for (std::size_t j = 0; j < segments; ++j, ++index) {
-      const RecvItem& item = window.wait(index, label);
-      window.release();
+      const RecvItem& item = receives.wait(index, label);
+      receives.release();
       if (forward) sends.send(ring.right, item.step + 1, item.buf, item.bytes);
     }
   }

@@ -35,10 +35,18 @@ inline constexpr std::size_t ring_window = 8;
 // On entry this rank holds chunk `owned`; after size - 1 steps it holds all.
 // Step t sends chunk owned - t to the right and receives chunk owned - t - 1
 // from the left straight into `buf`, forwarding each segment as soon as it
-// arrives. Step t uses ctx.tag(first_step + t). When `owned_sent` is true
-// the caller has already sent step 0 (chunk `owned`) through `sends`.
-// Waits for every send in `sends` before returning.
+// arrives. Step t uses ctx.tag(first_step + t). Waits for every send in
+// `sends` before returning.
 void ring_allgather(const Context& ctx, const Ring& ring, int owned, std::uint32_t first_step,
-                    std::string_view name, RequestList& sends, bool owned_sent);
+                    std::string_view name, RequestList& sends);
+
+// The same with step 0 already sent through `sends` and the receives
+// already posted: `receives` is a window over allgather_receives(ring,
+// owned, first_step). A caller posts them before an earlier phase, so that
+// segments which come early land in place and a rendezvous is cleared as
+// soon as its sender asks.
+std::vector<RecvItem> allgather_receives(const Ring& ring, int owned, std::uint32_t first_step);
+void forward_allgather(const Context& ctx, const Ring& ring, int owned, std::string_view name, RequestList& sends,
+                       RecvWindow& receives);
 
 }  // namespace rcoll::collectives
