@@ -24,11 +24,16 @@ void forward_segments(const Context& ctx, const TreeLinks& links, std::byte* buf
   // cut into `segment_bytes`, so a child gets exactly the pieces this rank receives.
   const std::size_t incoming = root ? segment_bytes : incoming_segment(links, segment_bytes);
   const std::size_t segments = segment_count(bytes, incoming);
-  std::vector<std::size_t> outgoing;
+  struct Edge {
+    std::size_t segment;  // bytes per piece
+    std::size_t pieces;
+  };
+  std::vector<Edge> outgoing;
   std::size_t steps = segments;
   for (std::size_t i = 0; i < links.children.size(); ++i) {
-    outgoing.push_back(outgoing_segment(links, i, segment_bytes));
-    steps = std::max(steps, segment_count(bytes, outgoing.back()));
+    const std::size_t piece = outgoing_segment(links, i, segment_bytes);
+    outgoing.push_back({piece, segment_count(bytes, piece)});
+    steps = std::max(steps, outgoing.back().pieces);
   }
   std::vector<RecvItem> items;
   if (!root)
@@ -44,8 +49,8 @@ void forward_segments(const Context& ctx, const TreeLinks& links, std::byte* buf
       receives.release();
     }
     for (std::size_t i = 0; i < links.children.size(); ++i) {
-      if (s >= segment_count(bytes, outgoing[i])) continue;  // a child in fewer, larger pieces is done
-      const Range seg = segment_range(bytes, outgoing[i], s);
+      if (s >= outgoing[i].pieces) continue;  // a child in fewer, larger pieces is done
+      const Range seg = segment_range(bytes, outgoing[i].segment, s);
       sends.send(links.children[i], step, buf + seg.offset, seg.count);
     }
   }
