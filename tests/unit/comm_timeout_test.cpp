@@ -70,7 +70,11 @@ TEST_P(CommTimeout, PerCallTimeoutOverridesTheCommunicatorsAndNamesTheMissingRan
 TEST_P(CommTimeout, HangDiagnosisNamesEveryRankThatDidNotJoin) {
   std::atomic<int> finished{0};
   std::atomic<int> diagnosed{0};
-  run_comms(GetParam(), 5, 1500ms, [&](Comm& comm) {
+  // The warm-up barrier connects five ranks, which under TSan on a loaded
+  // host can take over a second: only the allreduce runs on a short clock.
+  // Ranks publish their entry after a quarter of it, so the diagnosis holds
+  // while they enter the allreduce within about 2 s of each other.
+  run_comms(GetParam(), 5, 60s, [&](Comm& comm) {
     const int r = comm.rank();
     comm.barrier();
     if (r == 1 || r == 3) {  // stuck elsewhere until the others gave up
@@ -79,7 +83,7 @@ TEST_P(CommTimeout, HangDiagnosisNamesEveryRankThatDidNotJoin) {
     }
     std::vector<std::int32_t> data(4096, r);
     try {
-      comm.allreduce(std::span<std::int32_t>(data), ReduceOp::sum);
+      comm.allreduce(std::span<std::int32_t>(data), ReduceOp::sum, {.timeout = 3s});
       ADD_FAILURE() << "allreduce completed without ranks 1 and 3";
     } catch (const Error& e) {
       // The first rank to time out closes its connections: a peer waiting on
