@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <thread>
+
+#include "topology/topology.hpp"
 
 namespace rcoll::detail {
 namespace {
@@ -12,7 +15,17 @@ std::atomic<int> live_communicators{0};
 }  // namespace
 
 int CoreSharing::host_cpus() noexcept {
-  static const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // hwloc leaves out the CPUs that a cgroup cpuset (a container) forbids,
+  // and it ignores the affinity mask, so a rank bound to one core still
+  // counts them all. hardware_concurrency() counts the machine's online
+  // CPUs: a container of 2 CPUs on 64 would look like 64.
+  static const int cpus = [] {
+    try {
+      return std::max(1, topology::this_machine().pu_count());
+    } catch (const std::exception&) {
+      return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    }
+  }();
   return cpus;
 }
 

@@ -20,7 +20,9 @@ class CoreSharing {
   // process) outnumber its CPUs, else `pure`. Read per call: communicators
   // made or destroyed later change it.
   transport::SpinMode spin_mode() const noexcept;
-  // The CPUs of this host (the same on every rank of it).
+  // The CPUs this host lets the job use: hwloc's allowed PUs (a cgroup
+  // cpuset narrows them; a rank's own binding does not). The same on every
+  // rank of the host, which the algorithm choice relies on. Counted once.
   static int host_cpus() noexcept;
 
  private:
