@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "common/byte_count.hpp"
 #include "rcoll/errors.hpp"
 #include "transport/rdma/rdma_transport.hpp"
 
@@ -18,17 +19,10 @@ const char* env(const char* name) {
   throw InvalidArgument(std::string(name) + "='" + std::string(value) + "': expected " + std::string(expected));
 }
 
-// Accepts a plain number with an optional K/M/G suffix (powers of 1024).
 std::size_t parse_size(const char* name, std::string_view text) {
-  std::size_t value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end == text.data()) bad(name, text, "a byte count such as 8192 or 64K");
-  std::string_view suffix(end, static_cast<std::size_t>(text.data() + text.size() - end));
-  if (suffix == "K" || suffix == "k") return value << 10;
-  if (suffix == "M" || suffix == "m") return value << 20;
-  if (suffix == "G" || suffix == "g") return value << 30;
-  if (!suffix.empty()) bad(name, text, "a byte count such as 8192 or 64K");
-  return value;
+  auto value = parse_byte_count(text);
+  if (!value) bad(name, text, "a byte count such as 8192 or 64K");
+  return *value;
 }
 
 long parse_int(const char* name, std::string_view text, long low, long high) {

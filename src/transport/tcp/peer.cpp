@@ -134,9 +134,8 @@ void Peer::deliver_copy(const std::byte* data, std::size_t length, const PostedR
 
 void Peer::attach(UniqueFd fd) {
   fd_ = std::move(fd);
-  // Socket buffers keep their kernel defaults on purpose: setting
-  // SO_SNDBUF/SO_RCVBUF turns off Linux's buffer autotuning, and fixed 2-4 MiB
-  // buffers measured no faster over loopback than autotuned ones.
+  // The send buffer is set before this (send_buffer.hpp); the receive
+  // buffer keeps the kernel's autotuning (SO_RCVBUF would turn it off).
   state_ = State::ready;
   want_write_ = false;
   poller_.modify(fd_.get(), make_key(SocketRole::peer, static_cast<std::uint32_t>(rank_)), false);

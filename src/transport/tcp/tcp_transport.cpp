@@ -18,10 +18,12 @@ constexpr int max_events = 64;
 
 }  // namespace
 
-TcpTransport::TcpTransport(const TransportConfig& config) : config_(config) {
+TcpTransport::TcpTransport(const TransportConfig& config)
+    : config_(config), send_buffer_(SendBuffer::from_environment()) {
   if (config_.size < 1 || config_.rank < 0 || config_.rank >= config_.size)
     throw InvalidArgument("tcp transport: rank " + std::to_string(config_.rank) + " is not in a world of " +
                           std::to_string(config_.size));
+  log::debug("rank {}: tcp send buffer: {}", config_.rank, send_buffer_.reason);
   caps_.zero_copy_send = true;
   caps_.zero_copy_recv = true;
   caps_.eager_limit = std::max(free_eager_limit, credited_eager_limit(config_.size));

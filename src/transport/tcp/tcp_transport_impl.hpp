@@ -22,6 +22,7 @@
 #include "transport/tcp/handshake.hpp"
 #include "transport/tcp/peer.hpp"
 #include "transport/tcp/poller.hpp"
+#include "transport/tcp/send_buffer.hpp"
 
 namespace rcoll::transport::tcp {
 
@@ -69,8 +70,12 @@ class TcpTransport final : public Transport {
   static constexpr std::size_t max_extra_handshakes = 64;
   void schedule(Clock::time_point when) { next_timer_ = std::min(next_timer_, when); }
 
+  // Gives `peer` its connected socket, with the send buffer set.
+  void attach(Peer& peer, UniqueFd fd);
+
   TransportConfig config_;
   Capabilities caps_;
+  SendBuffer send_buffer_;
   Poller poller_;  // declared first: outlives every socket filed in it
   UniqueFd listener_;
   std::string listen_ip_;

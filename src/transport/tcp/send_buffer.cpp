@@ -1,0 +1,55 @@
+#include "transport/tcp/send_buffer.hpp"
+
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+
+#include "common/byte_count.hpp"
+#include "rcoll/errors.hpp"
+
+namespace rcoll::transport::tcp {
+namespace {
+
+constexpr const char* wmem_max_path = "/proc/sys/net/core/wmem_max";
+
+std::optional<std::size_t> read_wmem_max() {
+  std::ifstream in(wmem_max_path);
+  std::size_t value = 0;
+  if (in >> value) return value;
+  return std::nullopt;
+}
+
+}  // namespace
+
+SendBuffer SendBuffer::choose(std::optional<std::size_t> requested, std::optional<std::size_t> wmem_max) {
+  const std::size_t bytes = requested.value_or(default_bytes);
+  const std::string asked = std::to_string(bytes) + " bytes" + (requested ? " (RCOLL_TCP_SNDBUF)" : "");
+  if (bytes == 0) return {0, "kernel autotuning (RCOLL_TCP_SNDBUF=0)"};
+  // The kernel doubles SO_SNDBUF's argument after capping it at wmem_max.
+  const std::size_t argument = (bytes + 1) / 2;
+  if (!wmem_max) return {0, "kernel autotuning: cannot read " + std::string(wmem_max_path)};
+  if (argument > *wmem_max)
+    return {0, "kernel autotuning: net.core.wmem_max " + std::to_string(*wmem_max) + " caps SO_SNDBUF below the " +
+                   asked + " asked"};
+  return {bytes, asked};
+}
+
+SendBuffer SendBuffer::from_environment() {
+  std::optional<std::size_t> requested;
+  if (const char* text = std::getenv("RCOLL_TCP_SNDBUF"); text != nullptr && *text != '\0') {
+    requested = parse_byte_count(text);
+    if (!requested)
+      throw InvalidArgument(std::string("RCOLL_TCP_SNDBUF='") + text + "': expected a byte count such as 1M, or 0");
+  }
+  return choose(requested, read_wmem_max());
+}
+
+int SendBuffer::apply(int fd) const noexcept {
+  if (bytes == 0) return 0;
+  const int argument = static_cast<int>((bytes + 1) / 2);
+  return ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &argument, sizeof argument) == 0 ? 0 : errno;
+}
+
+}  // namespace rcoll::transport::tcp
