@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "rcoll/errors.hpp"
+#include "support/scoped_env.hpp"
 #include "transport/rdma/rdma_transport.hpp"
 #include "transport/rdma/wire.hpp"
 
@@ -58,14 +59,7 @@ TEST(RdmaWire, KindsHaveNamesForLogs) {
   EXPECT_EQ(kind_name(static_cast<MsgKind>(99)), "UNKNOWN");
 }
 
-class EnvVar {
- public:
-  EnvVar(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
-  ~EnvVar() { ::unsetenv(name_); }
-
- private:
-  const char* name_;
-};
+using EnvVar = test::ScopedEnv;
 
 TEST(RdmaOptions, EnvironmentIsParsed) {
   EnvVar a("RCOLL_IB_DEV", "mlx5_1"), b("RCOLL_IB_PORT", "2"), c("RCOLL_IB_GID_INDEX", "3"),

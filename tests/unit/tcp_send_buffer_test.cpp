@@ -6,7 +6,6 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include <cstdlib>
 #include <fstream>
 #include <thread>
 #include <vector>
@@ -14,6 +13,7 @@
 #include "common/byte_count.hpp"
 #include "common/fd.hpp"
 #include "rcoll/errors.hpp"
+#include "support/scoped_env.hpp"
 #include "support/transport_fixture.hpp"
 #include "transport/tcp/send_buffer.hpp"
 
@@ -38,23 +38,7 @@ int send_buffer_of(int fd) {
   return value;
 }
 
-// Restores RCOLL_TCP_SNDBUF when a test that set it ends.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value != nullptr) ::setenv(name, value, 1);
-    else ::unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_) ::setenv(name_, old_->c_str(), 1);
-    else ::unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using test::ScopedEnv;
 
 TEST(ByteCount, NumbersWithBinarySuffixes) {
   EXPECT_EQ(parse_byte_count("0"), 0u);
