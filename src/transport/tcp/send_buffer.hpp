@@ -2,13 +2,13 @@
 //
 // Left to autotuning, Linux grows a socket's send buffer to 4 MiB, so a
 // large message is queued in the kernel all at once and copied out of it
-// long after it was copied in: both copies miss the core's cache. A 1 MiB
-// buffer keeps the bytes in flight small enough to stay there; measured over
-// loopback (docs/PERFORMANCE.md, "The TCP send buffer"), 2-rank allreduce
-// took 14-17 % less time from 2 to 16 MiB, and ping-pong from 1 MiB up
-// 20-30 % less. A buffer smaller than about 1 MiB was slower than
-// autotuning, so where net.core.wmem_max caps SO_SNDBUF below the size
-// asked, the socket keeps autotuning instead.
+// long after it was copied in (likely out of cache by then; unproven here).
+// A 1 MiB buffer bounds the bytes queued. Measured over loopback
+// (docs/PERFORMANCE.md, "The TCP send buffer"): ping-pong from 1 to 16 MiB
+// took 35-44 % less time, 2-rank allreduce from 2 to 16 MiB 15-25 % less;
+// 4-rank bcast at 256 KiB 30-45 % more. A buffer smaller than about 1 MiB
+// was slower than autotuning, so where net.core.wmem_max caps SO_SNDBUF
+// below the size asked, the socket keeps autotuning instead.
 //
 // RCOLL_TCP_SNDBUF: the buffer in bytes (K/M/G suffixes), as the kernel
 // reports it (twice SO_SNDBUF's argument); 0 keeps autotuning. Default 1M.
