@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <fstream>
 #include <thread>
 #include <vector>
@@ -64,6 +65,36 @@ TEST(SendBuffer, OneMebibyteUnlessTheKernelCapsItOrTheUserSaysOtherwise) {
   EXPECT_EQ(SendBuffer::choose(std::nullopt, std::nullopt).bytes, 0u);
 }
 
+TEST(SendBuffer, EagerRunsGetTheLargerBufferTheKernelAllows) {
+  EXPECT_EQ(SendBuffer::choose(std::nullopt, 4 * MiB).eager_bytes, 8 * MiB);
+  EXPECT_EQ(SendBuffer::choose(std::nullopt, MiB).eager_bytes, 2 * MiB);  // capped at twice wmem_max
+  EXPECT_EQ(SendBuffer::choose(16 * MiB, 8 * MiB).eager_bytes, 16 * MiB);  // never below `bytes`
+  EXPECT_EQ(SendBuffer::choose(0, 4 * MiB).eager_bytes, 0u);
+  EXPECT_EQ(SendBuffer::choose(std::nullopt, 212992).eager_bytes, 0u);
+}
+
+FrameHeader frame(FrameType type, std::size_t length) {
+  FrameHeader header;
+  header.type = type;
+  header.length = length;
+  return header;
+}
+
+TEST(SendBuffer, SizedPerFrameLargePayloadsOnly) {
+  const SendBuffer buffer = SendBuffer::choose(std::nullopt, 4 * MiB);
+  EXPECT_EQ(buffer.size_for(frame(FrameType::data, MiB)), buffer.bytes);
+  EXPECT_EQ(buffer.size_for(frame(FrameType::eager, 256 * KiB)), buffer.eager_bytes);
+  // Frames up to the free eager limit, and frames without a payload, leave it.
+  EXPECT_EQ(buffer.size_for(frame(FrameType::eager, free_eager_limit)), 0u);
+  EXPECT_EQ(buffer.size_for(frame(FrameType::data, free_eager_limit)), 0u);
+  EXPECT_EQ(buffer.size_for(frame(FrameType::rts, MiB)), 0u);  // `length` is the message's, not a payload
+  EXPECT_EQ(buffer.size_for(frame(FrameType::cts, MiB)), 0u);
+  EXPECT_EQ(buffer.size_for(frame(FrameType::credit, MiB)), 0u);
+  const SendBuffer autotuned = SendBuffer::choose(0, 4 * MiB);
+  EXPECT_EQ(autotuned.size_for(frame(FrameType::data, MiB)), 0u);
+  EXPECT_EQ(autotuned.size_for(frame(FrameType::eager, 256 * KiB)), 0u);
+}
+
 TEST(SendBuffer, TheEnvironmentChoosesAndABadValueIsRefusedByName) {
   {
     ScopedEnv env("RCOLL_TCP_SNDBUF", "0");
@@ -87,7 +118,7 @@ TEST(SendBuffer, ApplySetsWhatTheKernelReports) {
   ASSERT_GE(fd.get(), 0);
   const int before = send_buffer_of(fd.get());
   const SendBuffer buffer = SendBuffer::choose(std::nullopt, host_wmem_max());
-  EXPECT_EQ(buffer.apply(fd.get()), 0);
+  EXPECT_EQ(SendBuffer::apply(fd.get(), buffer.bytes), 0);
   if (buffer.bytes == 0) {
     EXPECT_EQ(send_buffer_of(fd.get()), before) << buffer.reason;
   } else {
@@ -114,20 +145,43 @@ std::vector<int> connected_tcp_sockets() {
   return fds;
 }
 
+// The send buffers of the sockets, sorted.
+std::vector<std::size_t> send_buffers(const std::vector<int>& sockets) {
+  std::vector<std::size_t> sizes;
+  for (int fd : sockets) sizes.push_back(static_cast<std::size_t>(send_buffer_of(fd)));
+  std::sort(sizes.begin(), sizes.end());
+  return sizes;
+}
+
+// Rank 0 sends `bytes` bytes to rank 1.
+void send_message(test::TransportWorld& world, std::size_t bytes, Tag tag) {
+  const auto deadline = Deadline::after(10s);
+  std::thread receiver([&] { EXPECT_EQ(test::recv_bytes(world.at(1), 0, tag, bytes, deadline).size(), bytes); });
+  test::send_bytes(world.at(0), 1, tag, test::Bytes(bytes, std::uint8_t{7}), deadline);
+  receiver.join();
+}
+
 // End to end: the connections a TCP transport makes (dialled and accepted)
-// carry the buffer.
-TEST(SendBuffer, TheTransportsConnectionsCarryIt) {
+// carry the buffer, and the sender's follows the frames it writes.
+TEST(SendBuffer, TheTransportsConnectionsCarryItPerFrame) {
   ScopedEnv env("RCOLL_TCP_SNDBUF", nullptr);
   const SendBuffer expected = SendBuffer::choose(std::nullopt, host_wmem_max());
   test::TransportWorld world = test::make_transport_world("tcp", 2);
-  const auto deadline = Deadline::after(10s);
-  std::thread receiver([&] { EXPECT_EQ(test::recv_bytes(world.at(1), 0, 5, 16, deadline).size(), 3u); });
-  test::send_bytes(world.at(0), 1, 5, {1, 2, 3}, deadline);
-  receiver.join();
+  send_message(world, 3, 5);
   const std::vector<int> sockets = connected_tcp_sockets();
-  ASSERT_GE(sockets.size(), 2u) << "both ends of the rank 0 - rank 1 connection";
+  ASSERT_EQ(sockets.size(), 2u) << "both ends of the rank 0 - rank 1 connection";
   if (expected.bytes == 0) GTEST_SKIP() << "this host keeps autotuning: " << expected.reason;
-  for (int fd : sockets) EXPECT_EQ(static_cast<std::size_t>(send_buffer_of(fd)), expected.bytes) << "fd " << fd;
+  using Sizes = std::vector<std::size_t>;
+  EXPECT_EQ(send_buffers(sockets), (Sizes{expected.bytes, expected.bytes})) << "after a small message";
+  // A credited EAGER message (above the free limit, within a 2-rank
+  // world's credited limit): rank 0's socket takes the eager size; rank 1
+  // only sends small CREDIT frames.
+  ASSERT_GT(credited_eager_limit(2), free_eager_limit + 1);
+  send_message(world, credited_eager_limit(2), 6);
+  EXPECT_EQ(send_buffers(sockets), (Sizes{expected.bytes, expected.eager_bytes})) << "after a credited eager one";
+  // A rendezvous message: rank 0 writes a large DATA frame, rank 1 a CTS.
+  send_message(world, 4 * credited_eager_limit(2), 7);
+  EXPECT_EQ(send_buffers(sockets), (Sizes{expected.bytes, expected.bytes})) << "after a rendezvous one";
 }
 
 }  // namespace

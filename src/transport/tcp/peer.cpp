@@ -30,12 +30,14 @@ std::string_view to_string(Peer::State state) noexcept {
   return "?";
 }
 
-Peer::Peer(int self, int rank, std::size_t eager_limit, Poller& poller, CreditLimits credit)
+Peer::Peer(int self, int rank, std::size_t eager_limit, Poller& poller, CreditLimits credit,
+           SendBuffer send_buffer)
     : self_(self),
       rank_(rank),
       eager_limit_(eager_limit),
       limits_{credit.window, std::min(credit.eager, credit.window)},
       poller_(poller),
+      send_buffer_(std::move(send_buffer)),
       pool_(eager_limit, pooled_blocks),
       credit_(credit.window) {
   if (self == rank) where_ = "self";
@@ -134,8 +136,9 @@ void Peer::deliver_copy(const std::byte* data, std::size_t length, const PostedR
 
 void Peer::attach(UniqueFd fd) {
   fd_ = std::move(fd);
-  // The send buffer is set before this (send_buffer.hpp); the receive
-  // buffer keeps the kernel's autotuning (SO_RCVBUF would turn it off).
+  // The receive buffer keeps the kernel's autotuning (SO_RCVBUF would turn
+  // it off); the send buffer is set here and then per frame (flush()).
+  size_send_buffer(send_buffer_.bytes);
   state_ = State::ready;
   want_write_ = false;
   poller_.modify(fd_.get(), make_key(SocketRole::peer, static_cast<std::uint32_t>(rank_)), false);
@@ -147,6 +150,7 @@ void Peer::attach(UniqueFd fd) {
 // frames wait. Returns true if bytes were written.
 bool Peer::flush() {
   if (state_ != State::ready) return false;
+  if (const FrameHeader* next = tx_.front()) size_send_buffer(send_buffer_.size_for(*next));
   auto result = tx_.flush(fd_.get());
   if (result.error != 0) {
     fail("send: " + net::errno_text(result.error));
@@ -158,6 +162,19 @@ bool Peer::flush() {
     poller_.modify(fd_.get(), make_key(SocketRole::peer, static_cast<std::uint32_t>(rank_)), want_write);
   }
   return result.progressed;
+}
+
+// Sets the kernel send buffer to `bytes` unless it is that already (0:
+// leave it). On failure the socket keeps what it has and stops resizing.
+void Peer::size_send_buffer(std::size_t bytes) {
+  if (bytes == 0 || bytes == send_buffer_now_) return;
+  if (int error = SendBuffer::apply(fd_.get(), bytes); error != 0) {
+    log::warn("rank {}: tcp connection to rank {} ({}): cannot set the send buffer to {} bytes ({}); left as it is",
+              self_, rank_, where_, bytes, net::errno_text(error));
+    send_buffer_ = {};
+    return;
+  }
+  send_buffer_now_ = bytes;
 }
 
 bool Peer::on_events(std::uint32_t events) {

@@ -29,6 +29,7 @@
 #include "transport/buffer_pool.hpp"
 #include "transport/tcp/poller.hpp"
 #include "transport/tcp/rx_stream.hpp"
+#include "transport/tcp/send_buffer.hpp"
 #include "transport/tcp/send_queue.hpp"
 
 namespace rcoll::transport::tcp {
@@ -45,8 +46,10 @@ class Peer final : private FrameSink {
 
   // `self`: this process's rank; `rank`: the peer's (equal for loopback to
   // self). Both ends of a connection must use the same `eager_limit` and
-  // `credit.window`.
-  Peer(int self, int rank, std::size_t eager_limit, Poller& poller, CreditLimits credit = {});
+  // `credit.window`. `send_buffer`: how the socket's kernel send buffer is
+  // sized per frame (send_buffer.hpp; default: autotuning).
+  Peer(int self, int rank, std::size_t eager_limit, Poller& poller, CreditLimits credit = {},
+       SendBuffer send_buffer = {});
   ~Peer() override;
   Peer(const Peer&) = delete;
   Peer& operator=(const Peer&) = delete;
@@ -129,6 +132,7 @@ class Peer final : private FrameSink {
   void send_to_self(const RequestPtr& request, const void* buf, std::size_t bytes);
   void push_frame(FrameType type, Tag tag, std::size_t length, std::uint64_t id, std::uint8_t flags = 0);
   bool flush();
+  void size_send_buffer(std::size_t bytes);
   void fail_truncated(Request& request, std::size_t length, std::size_t capacity) const;
   std::vector<RequestPtr> take_pending();
 
@@ -142,6 +146,8 @@ class Peer final : private FrameSink {
   std::string cause_;
   UniqueFd fd_;
   bool want_write_ = false;
+  SendBuffer send_buffer_;
+  std::size_t send_buffer_now_ = 0;  // the size last set; 0: the kernel's autotuning
 
   BufferPool pool_;
   SendQueue tx_;

@@ -1,30 +1,44 @@
-// The kernel send buffer of each TCP peer socket.
+// The kernel send buffer of each TCP peer socket, chosen per frame.
 //
-// Left to autotuning, Linux grows a socket's send buffer to 4 MiB, so a
-// large message is queued in the kernel all at once and copied out of it
-// long after it was copied in (likely out of cache by then; unproven here).
-// A 1 MiB buffer bounds the bytes queued. Measured over loopback
-// (docs/PERFORMANCE.md, "The TCP send buffer"): ping-pong from 1 to 16 MiB
-// took 35-44 % less time, 2-rank allreduce from 2 to 16 MiB 15-25 % less;
-// 4-rank bcast at 256 KiB 30-45 % more. A buffer smaller than about 1 MiB
-// was slower than autotuning, so where net.core.wmem_max caps SO_SNDBUF
-// below the size asked, the socket keeps autotuning instead.
+// Left to autotuning, Linux grows a socket's send buffer to 4 MiB. Two
+// kinds of traffic want different sizes (docs/PERFORMANCE.md, "The TCP
+// send buffer"):
+// - A large payload (a rendezvous DATA frame) wants little queued in the
+//   kernel: with all of it queued at once it is copied out long after it
+//   was copied in. A 1 MiB buffer made ping-pong from 1 to 16 MiB 35-44 %
+//   faster and 2-rank allreduce from 2 to 16 MiB 15-25 % on an AMD EPYC
+//   host (level on a Xeon host, where nothing was lost either).
+// - A run of credited EAGER frames (a bcast root sending back to back)
+//   wants the buffer to hold the whole credit window, so the sender does
+//   not stall on a full socket: with 1 MiB, 4-rank bcast at 256 KiB took
+//   30-90 % longer than with 4-8 MiB.
+// So the buffer is `bytes` while a DATA frame above the free eager limit is
+// written and `eager_bytes` while a credited EAGER frame is; small frames
+// leave it as it is. Setting SO_SNDBUF ends autotuning for the socket, so
+// where net.core.wmem_max caps SO_SNDBUF below `bytes` (stock Debian 12:
+// 208 KiB, slower than autotuning) the socket is left alone.
 //
-// RCOLL_TCP_SNDBUF: the buffer in bytes (K/M/G suffixes), as the kernel
-// reports it (twice SO_SNDBUF's argument); 0 keeps autotuning. Default 1M.
+// RCOLL_TCP_SNDBUF: `bytes` (K/M/G suffixes), as the kernel reports it
+// (twice SO_SNDBUF's argument); 0 keeps autotuning. Default 1M.
 #pragma once
 
 #include <cstddef>
 #include <optional>
 #include <string>
 
+#include "transport/tcp/wire.hpp"
+
 namespace rcoll::transport::tcp {
 
 struct SendBuffer {
   static constexpr std::size_t default_bytes = std::size_t{1} << 20;
+  // For credited EAGER frames: the largest credit window (4 MiB) with the
+  // kernel's per-segment overhead, where wmem_max allows it.
+  static constexpr std::size_t default_eager_bytes = std::size_t{8} << 20;
 
-  std::size_t bytes = 0;  // the buffer to set; 0: leave the kernel's autotuning
-  std::string reason;     // why, for the log
+  std::size_t bytes = 0;        // while large DATA frames go; 0: leave the kernel's autotuning
+  std::size_t eager_bytes = 0;  // while credited EAGER frames go; 0 when bytes is 0
+  std::string reason;           // why, for the log
 
   // `requested`: RCOLL_TCP_SNDBUF's value (nullopt: unset); `wmem_max`:
   // net.core.wmem_max (nullopt: unreadable). Pure, for tests.
@@ -33,9 +47,12 @@ struct SendBuffer {
   // InvalidArgument when RCOLL_TCP_SNDBUF is not a byte count.
   static SendBuffer from_environment();
 
-  // Sets the buffer on `fd` (nothing when bytes is 0). Returns the errno of
-  // a failed setsockopt, else 0; the socket works either way.
-  int apply(int fd) const noexcept;
+  // The size to set before writing the frame `next`; 0: keep the current one.
+  std::size_t size_for(const FrameHeader& next) const noexcept;
+
+  // Sets `size` bytes (as the kernel reports them) on `fd`. Returns the
+  // errno of a failed setsockopt, else 0; the socket works either way.
+  static int apply(int fd, std::size_t size) noexcept;
 };
 
 }  // namespace rcoll::transport::tcp

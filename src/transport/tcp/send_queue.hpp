@@ -32,6 +32,8 @@ class SendQueue {
   // Queues `header` followed by `bytes` bytes at `payload`.
   void push(const FrameHeader& header, const void* payload, std::size_t bytes, FrameOwner owner = {});
   bool empty() const noexcept { return frames_.empty(); }
+  // The header of the frame the next write starts in; null when empty.
+  const FrameHeader* front() const noexcept { return frames_.empty() ? nullptr : &frames_.front().header; }
 
   // Writes as much as the socket takes without blocking (one sendmsg per
   // batch of frames, MSG_NOSIGNAL so a closed peer gives EPIPE, not SIGPIPE).

@@ -85,7 +85,7 @@ void TcpTransport::settle_dialer(int rank) {
     case Dialer::State::connected: {
       UniqueFd fd = dialer->take_fd();
       dialer.reset();
-      attach(peer, std::move(fd));
+      peer.attach(std::move(fd));
       break;
     }
     case Dialer::State::failed: {
@@ -200,7 +200,7 @@ void TcpTransport::admit(InboundHandshake& inbound) {
   }
   Peer& peer = peer_at(hello.rank);
   peer.set_where(inbound.from());
-  attach(peer, inbound.take_fd());
+  peer.attach(inbound.take_fd());
   // This rank's own dial, if any, is not needed now: one with no socket open
   // goes at once; one in flight is dropped by settle_dialer() when the
   // (certain) refusal comes, so the other side never sees a half handshake.
@@ -238,13 +238,6 @@ bool TcpTransport::run_timers() {
   }
   for (std::uint32_t id : expired) drop_inbound(id, "no handshake within the handshake limit");
   return moved || !expired.empty();
-}
-
-void TcpTransport::attach(Peer& peer, UniqueFd fd) {
-  if (int error = send_buffer_.apply(fd.get()); error != 0)
-    log::warn("rank {}: tcp connection to rank {}: cannot set the send buffer to {} bytes ({}); kernel autotuning",
-              config_.rank, peer.rank(), send_buffer_.bytes, net::errno_text(error));
-  peer.attach(std::move(fd));
 }
 
 }  // namespace rcoll::transport::tcp

@@ -57,7 +57,7 @@ Peer& TcpTransport::peer_at(int rank) {
   auto& slot = peers_[static_cast<std::size_t>(rank)];
   if (!slot) {
     const CreditLimits credit{credit_window(config_.size), credited_eager_limit(config_.size)};
-    slot = std::make_unique<Peer>(config_.rank, rank, free_eager_limit, poller_, credit);
+    slot = std::make_unique<Peer>(config_.rank, rank, free_eager_limit, poller_, credit, send_buffer_);
   }
   return *slot;
 }

@@ -70,9 +70,6 @@ class TcpTransport final : public Transport {
   static constexpr std::size_t max_extra_handshakes = 64;
   void schedule(Clock::time_point when) { next_timer_ = std::min(next_timer_, when); }
 
-  // Gives `peer` its connected socket, with the send buffer set.
-  void attach(Peer& peer, UniqueFd fd);
-
   TransportConfig config_;
   Capabilities caps_;
   SendBuffer send_buffer_;
