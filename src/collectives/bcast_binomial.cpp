@@ -60,7 +60,7 @@ void forward_segments(const Context& ctx, const TreeLinks& links, std::byte* buf
 void binomial_bcast_segments(const Context& ctx, std::byte* buf, std::size_t bytes, std::size_t segment_bytes,
                              int root, std::uint32_t step, std::string_view name) {
   if (ctx.size() == 1 || bytes == 0) return;
-  TreeLinks links = binomial_tree(ctx.rank(), ctx.size(), root);
+  TreeLinks links = binomial_tree(ctx.rank(), ctx.size(), root, ctx.tree_layout);
   // The largest subtree first: it has the longest way to go.
   std::reverse(links.children.begin(), links.children.end());
   std::reverse(links.child_sizes.begin(), links.child_sizes.end());

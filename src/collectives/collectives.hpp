@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "collectives/schedule.hpp"
 #include "common/deadline.hpp"
 #include "common/lazy_text.hpp"
 #include "rcoll/options.hpp"
@@ -29,6 +30,9 @@ struct Context {
   std::size_t segment_bytes;
   // Names the call in errors and logs, e.g. "allreduce #12 (4096 x float32)".
   LazyText label;
+  // How binomial bcast trees place the ranks (schedule.hpp); the same on
+  // every rank.
+  TreeLayout tree_layout = TreeLayout::contiguous;
 
   static constexpr int step_bits = 24;
   int rank() const { return transport.rank(); }

@@ -43,15 +43,22 @@ int wrap(int value, int n) {
   return r < 0 ? r + n : r;
 }
 
-TreeLinks binomial_tree(int rank, int size, int root) {
-  const int v = wrap(rank - root, size);
+int tree_position(int v, int size, TreeLayout layout) {
+  if (layout == TreeLayout::contiguous) return v;
+  const bool swap = (__builtin_popcount(static_cast<unsigned>(v >> 1)) & 1) != 0;
+  return swap && (v ^ 1) < size ? v ^ 1 : v;
+}
+
+TreeLinks binomial_tree(int rank, int size, int root, TreeLayout layout) {
+  const auto rank_at = [&](int position) { return wrap(tree_position(position, size, layout) + root, size); };
+  const int v = tree_position(wrap(rank - root, size), size, layout);
   TreeLinks links;
-  if (v != 0) links.parent = wrap((v & (v - 1)) + root, size);
+  if (v != 0) links.parent = rank_at(v & (v - 1));
   links.parent_is_root = v != 0 && (v & (v - 1)) == 0;
   for (int mask = 1; mask < size; mask <<= 1) {
     if (v & mask) break;
     if (v + mask < size) {
-      links.children.push_back(wrap(v + mask + root, size));
+      links.children.push_back(rank_at(v + mask));
       links.child_sizes.push_back(binomial_subtree_size(v + mask, size));
     }
   }

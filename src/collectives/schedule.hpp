@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace rcoll::collectives {
@@ -35,19 +36,36 @@ int floor_pow2(int n);
 // Non-negative remainder, for rank arithmetic on a ring.
 int wrap(int value, int n);
 
-// Binomial tree over `size` ranks rooted at `root`. In relative numbering
-// (v = rank - root mod size) the parent of v clears v's lowest set bit and
-// the children of v are v + 2^j for every 2^j below that bit (all 2^j for
-// the root) that are < size. Depth is ceil_log2(size).
+// Where the ranks sit in a binomial tree.
+// - contiguous: relative rank v (rank - root mod size) at position v.
+// - alternating: positions 2j and 2j+1 swap their ranks when j has an odd
+//   number of set bits (a swap that needs rank size is skipped). A position
+//   with an even number of set bits then holds an even relative rank and one
+//   with an odd number an odd one; every tree edge adds one set bit, so each
+//   joins an even and an odd relative rank (all but at most one edge when
+//   size is odd). On a host whose ranks share an even number of cores round
+//   robin (rank r on core r mod cores), parent and child then run on
+//   different cores and neither waits for the other to give up its core:
+//   4-rank bcast on 2 cores, 8 B-256 KiB, was 5-30 % faster
+//   (docs/PERFORMANCE.md, "A bcast tree across cores").
+enum class TreeLayout : std::uint8_t { contiguous, alternating };
+
+// Binomial tree over `size` ranks rooted at `root`. In position numbering
+// (TreeLayout) the parent of v clears v's lowest set bit and the children
+// of v are v + 2^j for every 2^j below that bit (all 2^j for the root) that
+// are < size. Depth is ceil_log2(size).
 struct TreeLinks {
   int parent = -1;              // -1 at the root
   bool parent_is_root = false;  // the parent is the root (which holds all data from the start)
   std::vector<int> children;    // smallest subtree first
   std::vector<int> child_sizes;  // ranks in each child's subtree, in the order of `children`
 };
-TreeLinks binomial_tree(int rank, int size, int root);
-// Number of ranks in the subtree of relative rank v (the ranks v .. v + result - 1).
+TreeLinks binomial_tree(int rank, int size, int root, TreeLayout layout = TreeLayout::contiguous);
+// Number of ranks in the subtree of position v (the positions v .. v + result - 1).
 int binomial_subtree_size(int relative, int size);
+// The relative rank at position v under `layout`, and (the same map: it is
+// its own inverse) the position of relative rank v.
+int tree_position(int v, int size, TreeLayout layout);
 
 // Recursive doubling over `size` ranks. The largest power of two pof2 <=
 // size takes part in the exchange steps; rank pof2 + i (i < size - pof2)

@@ -39,7 +39,8 @@ CommImpl::CommImpl(const Options& options, const JoinFunction& join,
     : options_(options),
       server_(std::move(server)),
       state_(std::make_shared<CallState>(options.rank)),
-      core_sharing_(options.local_size) {
+      core_sharing_(options.local_size),
+      tree_layout_(CoreSharing::tree_layout(options.size, options.local_size)) {
   validate_options(options_);
   log::set_rank(options_.rank);
   Deadline deadline = Deadline::after(options_.timeout);
@@ -66,6 +67,9 @@ CommImpl::CommImpl(const Options& options, const JoinFunction& join,
   if (link_model_.measured) log::debug("calibration took {:.2f} ms", link_model_.seconds * 1e3);
   if (options_.rank == 0 && log::get().should_log(spdlog::level::info))
     log::info("transport {}: {}", transport_name_, choices_->describe(link_model_.source()));
+  if (options_.rank == 0 && tree_layout_ == collectives::TreeLayout::alternating)
+    log::info("bcast trees: parent and child on different cores ({} ranks share {} CPUs)", options_.size,
+              CoreSharing::host_cpus());
 }
 
 CommImpl::~CommImpl() = default;
@@ -164,7 +168,8 @@ void CommImpl::allreduce(const void* send, void* recv, std::size_t count, DataTy
     AllreduceAlgo algo = allreduce_algo_for(bytes);
     if (log::get().should_log(spdlog::level::debug)) log::debug("{}: algorithm {}", label.str(), to_string(algo));
     if (options_.check) check_call(*transport_, call, static_cast<std::uint8_t>(algo), deadline, label);
-    collectives::Context ctx{*transport_, collective_tag_base(call.sequence), deadline, segment_bytes(), label};
+    collectives::Context ctx{*transport_, collective_tag_base(call.sequence), deadline, segment_bytes(), label,
+                             tree_layout_};
     collectives::allreduce(ctx, algo, send, recv, count, type, op);
   });
 }
@@ -180,7 +185,8 @@ void CommImpl::bcast(void* buf, std::size_t count, DataType type, int root, Time
     BcastAlgo algo = bcast_algo_for(bytes);
     if (log::get().should_log(spdlog::level::debug)) log::debug("{}: algorithm {}", label.str(), to_string(algo));
     if (options_.check) check_call(*transport_, call, static_cast<std::uint8_t>(algo), deadline, label);
-    collectives::Context ctx{*transport_, collective_tag_base(call.sequence), deadline, segment_bytes(), label};
+    collectives::Context ctx{*transport_, collective_tag_base(call.sequence), deadline, segment_bytes(), label,
+                             tree_layout_};
     collectives::bcast(ctx, algo, buf, bytes, root);
   });
 }

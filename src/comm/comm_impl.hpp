@@ -139,6 +139,8 @@ class CommImpl {
   std::optional<collectives::ChoiceTable> choices_;
   std::shared_ptr<CallState> state_;
   CoreSharing core_sharing_;
+  // Placement of the ranks in bcast trees; identical on every rank.
+  collectives::TreeLayout tree_layout_;
   std::uint64_t sequence_ = 0;
   std::string broken_reason_;
 };

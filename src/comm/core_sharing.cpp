@@ -29,6 +29,11 @@ int CoreSharing::host_cpus() noexcept {
   return cpus;
 }
 
+collectives::TreeLayout CoreSharing::tree_layout(int size, int local_size, int cpus) noexcept {
+  const bool alternating = local_size == size && size > cpus && cpus % 2 == 0;
+  return alternating ? collectives::TreeLayout::alternating : collectives::TreeLayout::contiguous;
+}
+
 CoreSharing::CoreSharing(int local_size) noexcept : local_size_(std::max(1, local_size)) {
   live_communicators.fetch_add(1, std::memory_order_relaxed);
 }

@@ -4,6 +4,7 @@
 // run as threads in one process are seen as well as launched processes.
 #pragma once
 
+#include "collectives/schedule.hpp"
 #include "transport/wait.hpp"
 
 namespace rcoll::detail {
@@ -24,6 +25,14 @@ class CoreSharing {
   // cpuset narrows them; a rank's own binding does not). The same on every
   // rank of the host, which the algorithm choice relies on. Counted once.
   static int host_cpus() noexcept;
+
+  // How the bcast trees of a communicator of `size` ranks, `local_size` of
+  // them on this host, place the ranks: `alternating` when all of them are
+  // on a host of `cpus` CPUs, more of them than CPUs, and the CPUs even in
+  // number; then ranks placed round robin (rcoll-run's --bind auto) have
+  // every tree edge cross cores (schedule.hpp, TreeLayout). Reads no
+  // per-process state, so every rank of the communicator gets the same.
+  static collectives::TreeLayout tree_layout(int size, int local_size, int cpus = host_cpus()) noexcept;
 
  private:
   int local_size_;

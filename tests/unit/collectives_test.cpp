@@ -69,13 +69,18 @@ class Job {
   int size() const { return size_; }
 
   // The context of call number `call` (the same on every rank) on `rank`;
-  // segments default to 64 bytes (256 on the slow transports).
+  // segments default to 64 bytes (256 on the slow transports). Odd calls
+  // lay bcast trees out alternating, even ones contiguous (TreeLayout), so
+  // every test runs the trees both ways.
   Context context(int rank, std::uint64_t call, const std::string& label, std::size_t segment_bytes = 0,
                   std::chrono::milliseconds timeout = 0ms) const {
     if (segment_bytes == 0) segment_bytes = reduced_ ? 256 : 64;
     if (timeout == 0ms) timeout = reduced_ ? 60s : 20s;
     return Context{*world_.ranks[static_cast<std::size_t>(rank)], (call + 1) << Context::step_bits,
-                   Deadline::after(timeout), segment_bytes, label};
+                   Deadline::after(timeout), segment_bytes, label, layout_of(call)};
+  }
+  static TreeLayout layout_of(std::uint64_t call) {
+    return call % 2 == 1 ? TreeLayout::alternating : TreeLayout::contiguous;
   }
 
  private:

@@ -102,5 +102,14 @@ TEST(CoreSharing, RanksBeyondTheCpusYield) {
   EXPECT_EQ(CoreSharing(cpus).spin_mode(), transport::SpinMode::yield);
 }
 
+TEST(CoreSharing, BcastTreesAlternateCoresOnlyWhenAllRanksShareAnEvenNumberOfCpus) {
+  using collectives::TreeLayout;
+  EXPECT_EQ(CoreSharing::tree_layout(4, 4, 2), TreeLayout::alternating);
+  EXPECT_EQ(CoreSharing::tree_layout(5, 5, 4), TreeLayout::alternating);
+  EXPECT_EQ(CoreSharing::tree_layout(2, 2, 2), TreeLayout::contiguous);  // a core each
+  EXPECT_EQ(CoreSharing::tree_layout(6, 6, 3), TreeLayout::contiguous);  // odd: parity does not split cores
+  EXPECT_EQ(CoreSharing::tree_layout(8, 4, 2), TreeLayout::contiguous);  // ranks on other hosts
+}
+
 }  // namespace
 }  // namespace rcoll::detail

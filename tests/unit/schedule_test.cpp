@@ -82,43 +82,78 @@ TEST(Log2, CeilAndFloor) {
   EXPECT_EQ(wrap(7, 5), 2);
 }
 
-// For every size and root: parent and children agree, every rank is reached
-// from the root exactly once, depth is ceil(log2 n), and subtree sizes match.
-TEST(BinomialTree, IsASpanningTreeOfLogDepthForAnyRoot) {
-  for (int size = 1; size <= 64; ++size) {
-    for (int root = 0; root < size; ++root) {
-      std::vector<TreeLinks> links;
-      for (int r = 0; r < size; ++r) links.push_back(binomial_tree(r, size, root));
-      ASSERT_EQ(links[root].parent, -1);
-      std::vector<int> depth(size, -1), reached(size, 0);
-      std::queue<int> frontier;
-      depth[root] = 0;
-      frontier.push(root);
-      while (!frontier.empty()) {
-        const int r = frontier.front();
-        frontier.pop();
-        ++reached[r];
-        for (int c : links[r].children) {
-          ASSERT_EQ(links[c].parent, r) << "size " << size << " root " << root;
-          depth[c] = depth[r] + 1;
-          frontier.push(c);
+// For every size, root and layout: parent and children agree, every rank
+// is reached from the root exactly once, depth is ceil(log2 n), and
+// subtree sizes match.
+TEST(BinomialTree, IsASpanningTreeOfLogDepthForAnyRootAndLayout) {
+  for (TreeLayout layout : {TreeLayout::contiguous, TreeLayout::alternating}) {
+    for (int size = 1; size <= 64; ++size) {
+      for (int root = 0; root < size; ++root) {
+        std::vector<TreeLinks> links;
+        for (int r = 0; r < size; ++r) links.push_back(binomial_tree(r, size, root, layout));
+        ASSERT_EQ(links[root].parent, -1);
+        std::vector<int> depth(size, -1), reached(size, 0);
+        std::queue<int> frontier;
+        depth[root] = 0;
+        frontier.push(root);
+        while (!frontier.empty()) {
+          const int r = frontier.front();
+          frontier.pop();
+          ++reached[r];
+          for (int c : links[r].children) {
+            ASSERT_EQ(links[c].parent, r) << "size " << size << " root " << root;
+            depth[c] = depth[r] + 1;
+            frontier.push(c);
+          }
         }
-      }
-      for (int r = 0; r < size; ++r) {
-        ASSERT_EQ(reached[r], 1) << "size " << size << " root " << root << " rank " << r;
-        ASSERT_LE(depth[r], ceil_log2(size));
-        if (r != root) {
-          ASSERT_GE(links[r].parent, 0);
+        for (int r = 0; r < size; ++r) {
+          ASSERT_EQ(reached[r], 1) << "size " << size << " root " << root << " rank " << r;
+          ASSERT_LE(depth[r], ceil_log2(size));
+          if (r != root) {
+            ASSERT_GE(links[r].parent, 0);
+          }
         }
-      }
-      // Subtree of relative rank v: the ranks v .. v + size(v) - 1.
-      for (int r = 0; r < size; ++r) {
-        int total = 1;
-        for (int c : links[r].children) total += binomial_subtree_size(wrap(c - root, size), size);
-        ASSERT_EQ(total, binomial_subtree_size(wrap(r - root, size), size)) << "size " << size << " rank " << r;
+        // Subtree of position v: the positions v .. v + size(v) - 1.
+        auto position = [&](int rank) { return tree_position(wrap(rank - root, size), size, layout); };
+        for (int r = 0; r < size; ++r) {
+          int total = 1;
+          for (std::size_t i = 0; i < links[r].children.size(); ++i) {
+            const int child = links[r].children[i];
+            ASSERT_EQ(links[r].child_sizes[i], binomial_subtree_size(position(child), size));
+            total += binomial_subtree_size(position(child), size);
+          }
+          ASSERT_EQ(total, binomial_subtree_size(position(r), size)) << "size " << size << " rank " << r;
+        }
       }
     }
   }
+}
+
+// The alternating layout: a permutation that is its own inverse, and every
+// edge joins an even and an odd relative rank (all but one at odd sizes).
+TEST(BinomialTree, AlternatingLayoutPutsEveryEdgeAcrossRankParity) {
+  for (int size = 1; size <= 64; ++size) {
+    std::set<int> ranks;
+    for (int v = 0; v < size; ++v) {
+      const int r = tree_position(v, size, TreeLayout::alternating);
+      ASSERT_TRUE(r >= 0 && r < size);
+      ranks.insert(r);
+      ASSERT_EQ(tree_position(r, size, TreeLayout::alternating), v) << "size " << size;
+    }
+    ASSERT_EQ(ranks.size(), static_cast<std::size_t>(size));
+    for (int root : {0, size - 1}) {
+      int same_parity = 0;
+      for (int r = 0; r < size; ++r) {
+        const TreeLinks links = binomial_tree(r, size, root, TreeLayout::alternating);
+        for (int c : links.children) same_parity += wrap(r - root, size) % 2 == wrap(c - root, size) % 2;
+      }
+      EXPECT_LE(same_parity, size % 2) << "size " << size << " root " << root;
+    }
+  }
+  // 4 ranks: 0 -> 3, 0 -> 1, 3 -> 2; contiguous has the edge 0 -> 2.
+  EXPECT_EQ(binomial_tree(0, 4, 0, TreeLayout::alternating).children, (std::vector<int>{1, 3}));
+  EXPECT_EQ(binomial_tree(3, 4, 0, TreeLayout::alternating).children, (std::vector<int>{2}));
+  EXPECT_EQ(binomial_tree(0, 4, 0).children, (std::vector<int>{1, 2}));
 }
 
 TEST(BinomialTree, ChildrenSmallestSubtreeFirst) {
