@@ -60,7 +60,9 @@ def aggregate(samples):
     {"time_us": median over repetitions, "busbw_GBps": from that median,
     "errors": sum over repetitions, "reps_us": each repetition's time}."""
     grouped = {}
-    for s in samples:
+    # In repetition order (stable), so that reps_us[k] is repetition k's
+    # time wherever every repetition produced the size.
+    for s in sorted(samples, key=lambda s: s.get("rep", 0)):
         cell = grouped.setdefault((s["op"], s["ranks"]), {}).setdefault(s["lib"], {}).setdefault(
             s["bytes"], {"reps_us": [], "errors": 0})
         cell["reps_us"].append(s["time_us"])
@@ -100,6 +102,15 @@ def ratios(libs, lib, peers, lo, hi):
             if value is not None:
                 out[nbytes] = value
     return out
+
+
+def cliff_repetitions(cells, lo, hi, max_drop=0.15):
+    """(k, n): in k of the n repetitions that timed both sizes, busbw
+    (bytes / time) dropped more than max_drop from `lo` to `hi` bytes.
+    cells: {bytes: cell} of one library (aggregate)."""
+    pairs = list(zip(cells[lo]["reps_us"], cells[hi]["reps_us"]))
+    dropped = sum(1 for t0, t1 in pairs if t0 > 0 and t1 > 0 and 1 - (hi / t1) / (lo / t0) > max_drop)
+    return dropped, len(pairs)
 
 
 def cliffs(series, start=64 << 10, max_drop=0.15):

@@ -20,19 +20,29 @@ def _row(name, op, ranks, libs, peers, lo, hi, goal):
             "worst_bytes": worst, "met": met == len(found)}
 
 
+def _cliffs_of(cells):
+    return results.cliffs({b: cell["busbw_GBps"] for b, cell in cells.items()})
+
+
 def evaluate(grouped, peers):
-    """Rows for every (target, op, ranks) present, plus rcoll's cliffs."""
-    rows, cliffs = [], []
+    """Rows for every (target, op, ranks) present; rcoll's cliffs, each with
+    the repetitions it shows in; and how many cliffs each peer has in the
+    same run by the same rule (a yardstick for the machine's noise)."""
+    rows, cliffs, peer_cliffs = [], [], []
     for (op, ranks), libs in sorted(grouped.items()):
         if "rcoll" not in libs:
             continue
         if any(p in libs for p in peers):
             rows.append(_row("bandwidth", op, ranks, libs, peers, 256 * KIB, 64 * MIB, BANDWIDTH_RATIO))
             rows.append(_row("latency", op, ranks, libs, peers, 8, 4 * KIB, LATENCY_RATIO))
-        series = {b: cell["busbw_GBps"] for b, cell in libs["rcoll"].items()}
-        for lo, hi, drop in results.cliffs(series):
-            cliffs.append({"op": op, "ranks": ranks, "from": lo, "to": hi, "drop": drop})
-    return {"rows": rows, "cliffs": cliffs}
+        for lo, hi, drop in _cliffs_of(libs["rcoll"]):
+            shown, reps = results.cliff_repetitions(libs["rcoll"], lo, hi)
+            cliffs.append({"op": op, "ranks": ranks, "from": lo, "to": hi, "drop": drop, "in_reps": shown,
+                           "reps": reps})
+        counts = {p: len(_cliffs_of(libs[p])) for p in peers if p in libs}
+        if counts:
+            peer_cliffs.append({"op": op, "ranks": ranks, "rcoll": len(_cliffs_of(libs["rcoll"])), "peers": counts})
+    return {"rows": rows, "cliffs": cliffs, "peer_cliffs": peer_cliffs}
 
 
 def markdown(evaluation):
@@ -52,10 +62,21 @@ def markdown(evaluation):
     lines.append("Ratio = best peer's time / rcoll's time at the same size (= rcoll busbw / best peer busbw).")
     lines.append("")
     if evaluation["cliffs"]:
-        lines.append("rcoll cliffs (busbw drops > 15 % to the next larger size, from 64 KiB up):")
+        lines.append("rcoll cliffs (busbw drops > 15 % to the next larger size, from 64 KiB up; in how many "
+                     "repetitions the drop shows too):")
         for c in evaluation["cliffs"]:
             lines.append(f"- {c['op']} {c['ranks']} ranks: {format_bytes(c['from'])} → "
-                         f"{format_bytes(c['to'])}: −{100 * c['drop']:.0f} %")
+                         f"{format_bytes(c['to'])}: −{100 * c['drop']:.0f} % ({c['in_reps']} of {c['reps']})")
     else:
         lines.append("rcoll cliffs (busbw drops > 15 % to the next larger size, from 64 KiB up): none.")
+    if evaluation.get("peer_cliffs"):
+        lines.append("")
+        lines.append("Cliffs by the same rule, every library in this run:")
+        lines.append("")
+        peers = sorted({p for row in evaluation["peer_cliffs"] for p in row["peers"]})
+        lines.append("| op | ranks | rcoll | " + " | ".join(peers) + " |")
+        lines.append("| --- | ---: | ---: | " + " | ".join("---:" for _ in peers) + " |")
+        for row in evaluation["peer_cliffs"]:
+            cells = " | ".join(str(row["peers"].get(p, "-")) for p in peers)
+            lines.append(f"| {row['op']} | {row['ranks']} | {row['rcoll']} | {cells} |")
     return "\n".join(lines)

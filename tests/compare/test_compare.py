@@ -77,6 +77,31 @@ class PureFunctions(unittest.TestCase):
         self.assertEqual([(a, b) for a, b, _ in found], [(128 << 10, 256 << 10)])
         self.assertAlmostEqual(found[0][2], 0.2 / 0.9)
 
+    def test_cliff_repetitions_and_peer_counts(self):
+        def timed(*reps):
+            return {"time_us": sorted(reps)[len(reps) // 2], "reps_us": list(reps), "errors": 0}
+        k64, k128, k256 = 64 << 10, 128 << 10, 256 << 10
+        # rcoll: 128 -> 256 KiB takes 3x the time (a 33 % busbw drop) in
+        # repetitions 0 and 2, 2x (level) in repetition 1.
+        rcoll = {k64: timed(10, 10, 10), k128: timed(20, 20, 20), k256: timed(60, 40, 60)}
+        for b, c in rcoll.items():
+            c["busbw_GBps"] = b / c["time_us"]
+        self.assertEqual(results.cliff_repetitions(rcoll, k128, k256), (2, 3))
+        self.assertEqual(results.cliff_repetitions(rcoll, k64, k128), (0, 3))
+        peer = {b: dict(timed(t), busbw_GBps=b / t) for b, t in ((k64, 10), (k128, 40), (k256, 80))}
+        evaluation = targets.evaluate({("bcast", 2): {"rcoll": rcoll, "openmpi": peer}}, ["openmpi"])
+        self.assertEqual([(c["from"], c["in_reps"], c["reps"]) for c in evaluation["cliffs"]], [(k128, 2, 3)])
+        self.assertEqual(evaluation["peer_cliffs"],
+                         [{"op": "bcast", "ranks": 2, "rcoll": 1, "peers": {"openmpi": 1}}])
+        text = targets.markdown(evaluation)
+        self.assertIn("(2 of 3)", text)
+        self.assertIn("| bcast | 2 | 1 | 1 |", text)
+
+    def test_aggregate_orders_repetitions(self):
+        samples = [{"lib": "rcoll", "op": "bcast", "ranks": 2, "bytes": 8, "time_us": t, "errors": 0, "rep": r}
+                   for t, r in ((30.0, 2), (10.0, 0), (20.0, 1))]
+        self.assertEqual(results.aggregate(samples)[("bcast", 2)]["rcoll"][8]["reps_us"], [10.0, 20.0, 30.0])
+
     def test_targets(self):
         grouped = {("allreduce", 2): {"rcoll": {8: cell(10.0), MIB: cell(100.0)},
                                       "openmpi": {8: cell(12.0), MIB: cell(110.0)}}}
