@@ -34,9 +34,11 @@ void binomial_bcast_segments(const Context& ctx, std::byte* buf, std::size_t byt
 
 // Pipelined forwarding along any tree: receives each segment from
 // links.parent (none at the root) and forwards it to links.children in that
-// order as soon as it has arrived. An edge from the root to a leaf carries
-// pieces of twice the segment (edge_segment in schedule.hpp). The
-// binomial bcast and the chain (a tree with one child per rank) are both this.
+// order as soon as it has arrived. The message is cut as forward_pieces
+// (schedule.hpp) says: pieces of `segment_bytes`, twice that from the root
+// to a leaf, two eager halves where one piece would just miss the eager
+// limit. The binomial bcast and the chain (a tree with one child per rank)
+// are both this.
 void forward_segments(const Context& ctx, const TreeLinks& links, std::byte* buf, std::size_t bytes,
                       std::size_t segment_bytes, std::uint32_t step, std::string_view name);
 

@@ -30,8 +30,8 @@ struct Context {
   std::size_t segment_bytes;
   // Names the call in errors and logs, e.g. "allreduce #12 (4096 x float32)".
   LazyText label;
-  // How binomial bcast trees place the ranks (schedule.hpp); the same on
-  // every rank.
+  // How binomial bcast trees place the ranks for messages up to the eager
+  // limit (schedule.hpp); the same on every rank.
   TreeLayout tree_layout = TreeLayout::contiguous;
 
   static constexpr int step_bits = 24;

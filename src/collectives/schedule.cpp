@@ -87,18 +87,29 @@ DoublingPlan doubling_plan(int rank, int size) {
 
 int doubling_partner(int rank, int step) { return rank ^ (1 << step); }
 
-std::size_t edge_segment(std::size_t segment, bool from_root, bool to_leaf) {
-  if (!from_root || !to_leaf) return segment;
+ForwardPieces forward_pieces(std::size_t bytes, std::size_t segment, std::size_t eager_limit) {
+  ForwardPieces pieces{std::max<std::size_t>(segment, 1), true};
+  if (eager_limit == 0) return pieces;
+  if (bytes > eager_limit && bytes - bytes / 2 <= eager_limit && pieces.segment > eager_limit)
+    pieces.segment = bytes - bytes / 2;  // the larger half: at most eager_limit
+  const std::size_t doubled = pieces.segment > SIZE_MAX / 2 ? pieces.segment : 2 * pieces.segment;
+  pieces.double_root_leaf = !(pieces.segment <= eager_limit && eager_limit < std::min(doubled, bytes));
+  return pieces;
+}
+
+std::size_t edge_segment(const ForwardPieces& pieces, bool from_root, bool to_leaf) {
+  const std::size_t segment = pieces.segment;
+  if (!from_root || !to_leaf || !pieces.double_root_leaf) return segment;
   return segment > SIZE_MAX / 2 ? segment : 2 * segment;
 }
 
-std::size_t incoming_segment(const TreeLinks& links, std::size_t segment) {
-  return edge_segment(segment, links.parent_is_root, links.children.empty());
+std::size_t incoming_segment(const TreeLinks& links, const ForwardPieces& pieces) {
+  return edge_segment(pieces, links.parent_is_root, links.children.empty());
 }
 
-std::size_t outgoing_segment(const TreeLinks& links, std::size_t child, std::size_t segment) {
+std::size_t outgoing_segment(const TreeLinks& links, std::size_t child, const ForwardPieces& pieces) {
   const bool leaf = child < links.child_sizes.size() && links.child_sizes[child] == 1;
-  return edge_segment(segment, links.parent < 0, leaf);
+  return edge_segment(pieces, links.parent < 0, leaf);
 }
 
 ChainLinks chain_links(int rank, int size, int root) {

@@ -47,7 +47,8 @@ int wrap(int value, int n);
 //   robin (rank r on core r mod cores), parent and child then run on
 //   different cores and neither waits for the other to give up its core:
 //   4-rank bcast on 2 cores, 8 B-256 KiB, was 5-30 % faster
-//   (docs/PERFORMANCE.md, "A bcast tree across cores").
+//   (docs/PERFORMANCE.md, "A bcast tree across cores"). Larger messages
+//   keep the contiguous layout (bcast_binomial.cpp).
 enum class TreeLayout : std::uint8_t { contiguous, alternating };
 
 // Binomial tree over `size` ranks rooted at `root`. In position numbering
@@ -80,21 +81,37 @@ DoublingPlan doubling_plan(int rank, int size);
 // The exchange partner of an active rank (< pof2) at `step`.
 int doubling_partner(int rank, int step);
 
-// The segment size of one edge of a pipelined tree forward: `segment`, or
-// twice that on an edge from the root to a leaf. Such an edge has nothing
-// to pipeline (its sender holds everything from the start and its receiver
-// forwards nothing), so its pieces only need to keep the link streaming, and
-// fewer pieces pay fewer per-message costs (on TCP a rendezvous round trip
-// each). Measured over TCP, 2 ranks (docs/PERFORMANCE.md): 1 MiB pieces beat
-// 512 KiB ones by 0-25 % from 768 KiB to 4 MiB and one whole message by
-// 5-15 % from 4 MiB up. The two ends of an edge call it with the same
-// arguments, so they agree on the pieces.
-std::size_t edge_segment(std::size_t segment, bool from_root, bool to_leaf);
+// How a pipelined tree forward of `bytes` bytes cuts the message, over a
+// transport that sends messages of up to `eager_limit` bytes eagerly and
+// larger ones by rendezvous (a round trip more: on loopback TCP 20 us
+// unloaded, over 100 us with ranks sharing cores).
+// - `segment`: the piece on an inner edge. The caller's segment, except
+//   where the message fits in two eager pieces but not in one
+//   (eager_limit < bytes <= 2 eager_limit, segment > eager_limit): then two
+//   halves. 4-rank bcast over TCP from 256 KiB + 4 B to 512 KiB took about
+//   half the time that way (docs/PERFORMANCE.md, "Eager halves").
+// - `double_root_leaf`: an edge from the root to a leaf carries pieces of
+//   twice the segment. Such an edge has nothing to pipeline (its sender
+//   holds everything from the start and its receiver forwards nothing), so
+//   its pieces only need to keep the link streaming, and fewer pieces pay
+//   fewer per-message costs. Measured over TCP, 2 ranks: 1 MiB pieces beat
+//   512 KiB ones by 0-25 % from 768 KiB to 4 MiB and one whole message by
+//   5-15 % from 4 MiB up. Not where doubling would turn eager pieces into
+//   rendezvous ones.
+// Both ends of every edge compute the same, so they agree on the pieces.
+struct ForwardPieces {
+  std::size_t segment = 1;
+  bool double_root_leaf = true;
+};
+ForwardPieces forward_pieces(std::size_t bytes, std::size_t segment, std::size_t eager_limit);
+// The piece size of one edge: pieces.segment, doubled on a root-to-leaf
+// edge where pieces.double_root_leaf.
+std::size_t edge_segment(const ForwardPieces& pieces, bool from_root, bool to_leaf);
 // edge_segment of a rank's edge from its parent (links.parent >= 0), and of
 // its edge to links.children[child]. For every edge of a tree, the parent's
 // outgoing_segment equals the child's incoming_segment.
-std::size_t incoming_segment(const TreeLinks& links, std::size_t segment);
-std::size_t outgoing_segment(const TreeLinks& links, std::size_t child, std::size_t segment);
+std::size_t incoming_segment(const TreeLinks& links, const ForwardPieces& pieces);
+std::size_t outgoing_segment(const TreeLinks& links, std::size_t child, const ForwardPieces& pieces);
 
 // Chain root -> root+1 -> ... -> root-1 (mod size); -1 past the ends.
 struct ChainLinks {

@@ -79,6 +79,8 @@ class Job {
     return Context{*world_.ranks[static_cast<std::size_t>(rank)], (call + 1) << Context::step_bits,
                    Deadline::after(timeout), segment_bytes, label, layout_of(call)};
   }
+  // Messages above this go by rendezvous on this transport.
+  std::size_t eager_limit() const { return world_.ranks.front()->capabilities().eager_limit; }
   static TreeLayout layout_of(std::uint64_t call) {
     return call % 2 == 1 ? TreeLayout::alternating : TreeLayout::contiguous;
   }
@@ -324,9 +326,14 @@ TEST_P(BcastTest, DeliversTheRootsBytesToEveryRankFromEveryRoot) {
   };
   std::vector<Case> cases;
   const bool slow = reduced(kind);  // larger segments; the largest case by rendezvous
+  // Where the transport has an eager limit E: a message of 1.5 E + 1 with a
+  // segment above E goes in two eager halves (forward_pieces).
+  const std::size_t eager = job.eager_limit();
+  const bool halves = eager <= (std::size_t{1} << 20);
   for (int root = 0; root < size; ++root) {
     for (std::size_t bytes : {0, 1, 3, 1001}) cases.push_back({root, bytes, slow ? 256u : 64u});
     cases.push_back(slow ? Case{root, 300007, 64 << 10} : Case{root, 20000, 256});
+    if (halves) cases.push_back({root, eager + eager / 2 + 1, 4 * eager});
   }
   std::vector<std::vector<int>> wrong(cases.size(), std::vector<int>(size, 0));
   test::run_ranks(size, [&](int rank) {

@@ -236,7 +236,7 @@ TEST(Chain, VisitsRanksFromTheRootInRingOrder) {
 // Every edge of a forwarding tree: the parent's pieces are the child's
 // (both ends cut the message alike), child_sizes are the real subtree
 // sizes, and only root-to-leaf edges carry double segments.
-void expect_edges_agree(const std::vector<TreeLinks>& links, int root, std::size_t segment) {
+void expect_edges_agree(const std::vector<TreeLinks>& links, int root, const ForwardPieces& pieces) {
   const int size = static_cast<int>(links.size());
   for (int r = 0; r < size; ++r) {
     ASSERT_EQ(links[r].parent_is_root, r != root && links[r].parent == root) << "rank " << r;
@@ -252,10 +252,10 @@ void expect_edges_agree(const std::vector<TreeLinks>& links, int root, std::size
         todo.insert(todo.end(), links[c].children.begin(), links[c].children.end());
       }
       ASSERT_EQ(links[r].child_sizes[i], reach) << "size " << size << " rank " << r << " child " << i;
-      const std::size_t piece = outgoing_segment(links[r], i, segment);
-      ASSERT_EQ(piece, incoming_segment(child, segment)) << "size " << size << " edge from " << r;
-      const bool leaf_of_root = r == root && child.children.empty();
-      ASSERT_EQ(piece, leaf_of_root ? 2 * segment : segment) << "size " << size << " edge from " << r;
+      const std::size_t piece = outgoing_segment(links[r], i, pieces);
+      ASSERT_EQ(piece, incoming_segment(child, pieces)) << "size " << size << " edge from " << r;
+      const bool doubled = r == root && child.children.empty() && pieces.double_root_leaf;
+      ASSERT_EQ(piece, doubled ? 2 * pieces.segment : pieces.segment) << "size " << size << " edge from " << r;
     }
   }
 }
@@ -268,25 +268,56 @@ TEST(ForwardEdges, BothEndsCutTheMessageAlikeOnBinomialTreesAndChains) {
         tree.push_back(binomial_tree(r, size, root));
         chain.push_back(chain_tree(r, size, root));
       }
-      expect_edges_agree(tree, root, 4096);
-      expect_edges_agree(chain, root, 4096);
+      for (const ForwardPieces pieces : {ForwardPieces{4096, true}, ForwardPieces{4096, false}}) {
+        expect_edges_agree(tree, root, pieces);
+        expect_edges_agree(chain, root, pieces);
+      }
     }
 }
 
 TEST(ForwardEdges, OnlyRootToLeafEdgesTakeDoubleSegments) {
-  EXPECT_EQ(edge_segment(4096, true, true), 8192u);
-  EXPECT_EQ(edge_segment(4096, true, false), 4096u);
-  EXPECT_EQ(edge_segment(4096, false, true), 4096u);
-  EXPECT_EQ(edge_segment(4096, false, false), 4096u);
-  EXPECT_EQ(edge_segment(SIZE_MAX, true, true), SIZE_MAX);  // no overflow
+  const ForwardPieces pieces{4096, true};
+  EXPECT_EQ(edge_segment(pieces, true, true), 8192u);
+  EXPECT_EQ(edge_segment(pieces, true, false), 4096u);
+  EXPECT_EQ(edge_segment(pieces, false, true), 4096u);
+  EXPECT_EQ(edge_segment(pieces, false, false), 4096u);
+  EXPECT_EQ(edge_segment({4096, false}, true, true), 4096u);
+  EXPECT_EQ(edge_segment({SIZE_MAX, true}, true, true), SIZE_MAX);  // no overflow
   // Two ranks: the only edge is root to leaf.
   const TreeLinks leaf = binomial_tree(1, 2, 0);
   EXPECT_TRUE(leaf.parent_is_root);
-  EXPECT_EQ(incoming_segment(leaf, 100), 200u);
-  EXPECT_EQ(outgoing_segment(binomial_tree(0, 2, 0), 0, 100), 200u);
+  EXPECT_EQ(incoming_segment(leaf, {100, true}), 200u);
+  EXPECT_EQ(outgoing_segment(binomial_tree(0, 2, 0), 0, {100, true}), 200u);
   // Chain of four: root -> 1 -> 2 -> 3; only the last edge reaches a leaf, not from the root.
   EXPECT_EQ(chain_tree(0, 4, 0).child_sizes, std::vector<int>{3});
-  EXPECT_EQ(incoming_segment(chain_tree(3, 4, 0), 100), 100u);
+  EXPECT_EQ(incoming_segment(chain_tree(3, 4, 0), {100, true}), 100u);
+}
+
+TEST(ForwardPieces, AMessageThatFitsInTwoEagerPiecesGoesInTwoHalves) {
+  constexpr std::size_t E = 256 << 10, segment = 512 << 10;
+  auto cut = [&](std::size_t bytes) { return forward_pieces(bytes, segment, E); };
+  // At most the eager limit: the caller's segment (one piece), doubled
+  // from the root to a leaf as before.
+  EXPECT_EQ(cut(E).segment, segment);
+  EXPECT_TRUE(cut(E).double_root_leaf);
+  // Just above it, up to twice it: halves, the larger first, never doubled.
+  for (std::size_t bytes : {E + 1, E + 4, 3 * E / 2 + 1, 2 * E - 1, 2 * E}) {
+    const ForwardPieces p = cut(bytes);
+    EXPECT_EQ(p.segment, bytes - bytes / 2) << bytes;
+    EXPECT_LE(p.segment, E) << bytes;
+    EXPECT_EQ(segment_count(bytes, p.segment), 2u) << bytes;
+    EXPECT_FALSE(p.double_root_leaf) << bytes;
+  }
+  // Beyond twice it: the caller's segment, doubled as before.
+  EXPECT_EQ(cut(2 * E + 1).segment, segment);
+  EXPECT_TRUE(cut(2 * E + 1).double_root_leaf);
+  // A segment already eager is kept; it doubles only while doubled pieces stay eager.
+  EXPECT_EQ(forward_pieces(E + 4, 64 << 10, E).segment, 64u << 10);
+  EXPECT_TRUE(forward_pieces(4 * E, 128 << 10, E).double_root_leaf);  // 256 KiB pieces: still eager
+  EXPECT_FALSE(forward_pieces(4 * E, 200 << 10, E).double_root_leaf);  // 400 KiB would not be
+  // No eager limit known: the caller's segment.
+  EXPECT_EQ(forward_pieces(E + 4, segment, 0).segment, segment);
+  EXPECT_TRUE(forward_pieces(E + 4, segment, 0).double_root_leaf);
 }
 
 // Knowledge spreads: after ceil(log2 n) rounds every rank has (transitively)
