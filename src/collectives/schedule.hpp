@@ -47,7 +47,7 @@ int wrap(int value, int n);
 //   robin (rank r on core r mod cores), parent and child then run on
 //   different cores and neither waits for the other to give up its core:
 //   4-rank bcast on 2 cores, 8 B-256 KiB, was 5-30 % faster
-//   (docs/PERFORMANCE.md, "A bcast tree across cores"). Larger messages
+//   (docs/PERFORMANCE_LOG.md, "A bcast tree across cores"). Larger messages
 //   keep the contiguous layout (bcast_binomial.cpp).
 enum class TreeLayout : std::uint8_t { contiguous, alternating };
 
@@ -89,7 +89,7 @@ int doubling_partner(int rank, int step);
 //   where the message fits in two eager pieces but not in one
 //   (eager_limit < bytes <= 2 eager_limit, segment > eager_limit): then two
 //   halves. 4-rank bcast over TCP from 256 KiB + 4 B to 512 KiB took about
-//   half the time that way (docs/PERFORMANCE.md, "Eager halves").
+//   half the time that way (docs/PERFORMANCE_LOG.md, "Eager halves").
 // - `double_root_leaf`: an edge from the root to a leaf carries pieces of
 //   twice the segment. Such an edge has nothing to pipeline (its sender
 //   holds everything from the start and its receiver forwards nothing), so

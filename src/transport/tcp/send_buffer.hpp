@@ -1,7 +1,7 @@
 // The kernel send buffer of each TCP peer socket, chosen per frame.
 //
 // Left to autotuning, Linux grows a socket's send buffer to 4 MiB. Two
-// kinds of traffic want different sizes (docs/PERFORMANCE.md, "The TCP
+// kinds of traffic want different sizes (docs/PERFORMANCE_LOG.md, "The TCP
 // send buffer"):
 // - A large payload (a rendezvous DATA frame) wants little queued in the
 //   kernel: with all of it queued at once it is copied out long after it
