@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
+#include "rcoll/errors.hpp"
 #include "transport/wait.hpp"
 
 namespace rcoll::collectives {
@@ -55,8 +57,21 @@ RecvWindow::~RecvWindow() { cancel_pending(ctx_.transport, requests_); }
 const RecvItem& RecvWindow::wait(std::size_t index, const LazyText& step) {
   if (index >= posted_) throw std::logic_error("RecvWindow: waiting for a receive that is not posted yet");
   transport::wait(ctx_.transport, requests_[index], ctx_.deadline, step);
+  const std::size_t got = requests_[index]->bytes();
   requests_[index].reset();
-  return items_[index];
+  const RecvItem& item = items_[index];
+  // Both ends cut the data by the same arithmetic; a shorter message means
+  // they did not (different arguments or settings), and the rest of the
+  // buffer would silently keep stale bytes. A longer one fails in the
+  // transport as truncated; both break the communicator, like any failed
+  // receive, so the ranks waiting on this one learn it at once.
+  if (got != item.bytes)
+    throw IoError(ctx_.rank(), item.peer, step.str(),
+                  "expected " + std::to_string(item.bytes) + " bytes from rank " + std::to_string(item.peer) +
+                      ", got " + std::to_string(got) +
+                      " (the ranks cut the data differently: different arguments, or settings such as "
+                      "RCOLL_SEGMENT_BYTES differing between ranks)");
+  return item;
 }
 
 void RecvWindow::release() {

@@ -55,6 +55,8 @@ class RecvWindow {
 
   std::size_t size() const noexcept { return items_.size(); }
   // Waits until item `index` has arrived. Items are waited in order.
+  // Throws IoError naming the peer when the message is shorter than the
+  // item: the two ends cut the data differently.
   const RecvItem& wait(std::size_t index, const LazyText& step);
   // The caller is done with the oldest waited item's buffer: post the next receive.
   void release();

@@ -446,6 +446,37 @@ TEST_P(MissingRankTest, BarrierTimesOut) {
 INSTANTIATE_TEST_SUITE_P(All, MissingRankTest, ::testing::ValuesIn(transport_kinds()),
                          [](const auto& info) { return info.param; });
 
+// Ranks that cut a pipeline differently (here: different segment sizes, as
+// RCOLL_SEGMENT_BYTES set differently per rank would) must get an error,
+// never a buffer whose tail silently keeps stale bytes.
+class DisagreementTest : public test::OnBackend<std::string> {};
+
+TEST_P(DisagreementTest, RanksThatCutABcastDifferentlyFail) {
+  struct Case {
+    std::size_t receiver_segment;
+    std::string expected;  // in the receiver's error
+  };
+  // The root cuts in 64-byte segments (128 on its edge to a leaf).
+  for (const Case& c : {Case{128, "expected 256 bytes from rank 0, got 128"}, Case{32, "exceeds receive buffer"}}) {
+    Job job(GetParam(), 2);
+    std::string receiver_error = "returned without error";
+    test::run_ranks(2, [&](int rank) {
+      std::vector<std::byte> data(1001, std::byte{1});
+      const std::size_t segment = rank == 0 ? 64 : c.receiver_segment;
+      try {
+        bcast(job.context(rank, 0, "call #0", segment, 2000ms), BcastAlgo::chain, data.data(), data.size(), 0);
+      } catch (const IoError& e) {
+        if (rank == 1) receiver_error = e.what();
+      }
+    });
+    EXPECT_NE(receiver_error.find(c.expected), std::string::npos) << receiver_error;
+    EXPECT_NE(receiver_error.find("rank 1, peer 0: call #0: bcast chain"), std::string::npos) << receiver_error;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, DisagreementTest, ::testing::ValuesIn(transport_kinds()),
+                         [](const auto& info) { return info.param; });
+
 // ------------------------------------------------------------ choice
 
 transport::Capabilities tcp_like() {
