@@ -45,8 +45,13 @@ void on_core_of(const Topology& topology, const std::vector<hwloc_obj_t>& cores,
   p.numa_node = memory_node(topology, p.cpuset);
 }
 
-void place_core(const Topology& topology, int local_rank, int local_size, Placement& p) {
-  auto cores = cores_inside(topology, hwloc_topology_get_topology_cpuset(topology.get()));
+std::vector<hwloc_obj_t> machine_cores(const Topology& topology) {
+  return cores_inside(topology, hwloc_topology_get_topology_cpuset(topology.get()));
+}
+
+// `cores`: the machine's (machine_cores).
+void place_core(const Topology& topology, const std::vector<hwloc_obj_t>& cores, int local_rank, int local_size,
+                Placement& p) {
   if (cores.empty()) {
     p.applied = BindPolicy::none;
     p.reason = "no cores in the topology";
@@ -60,10 +65,12 @@ void place_core(const Topology& topology, int local_rank, int local_size, Placem
 }
 
 void place_auto(const Topology& topology, int local_rank, int local_size, Placement& p) {
-  const auto cores = cores_inside(topology, hwloc_topology_get_topology_cpuset(topology.get())).size();
-  if (static_cast<std::size_t>(local_size) >= cores) return place_core(topology, local_rank, local_size, p);
+  const auto cores = machine_cores(topology);
+  if (static_cast<std::size_t>(local_size) >= cores.size())
+    return place_core(topology, cores, local_rank, local_size, p);
   p.applied = BindPolicy::none;
-  p.reason = std::to_string(local_size) + " ranks on " + std::to_string(cores) + " cores: left to the OS scheduler";
+  p.reason =
+      std::to_string(local_size) + " ranks on " + std::to_string(cores.size()) + " cores: left to the OS scheduler";
 }
 
 void place_numa(const Topology& topology, int local_rank, int local_size, Placement& p) {
@@ -77,13 +84,13 @@ void place_numa(const Topology& topology, int local_rank, int local_size, Placem
 
 void place_nic(const Topology& topology, const Locality& locality, int local_rank, int local_size, Placement& p) {
   if (!locality.found) {
-    place_core(topology, local_rank, local_size, p);
+    place_core(topology, machine_cores(topology), local_rank, local_size, p);
     p.reason = "nic -> core: " + locality.reason + (p.reason.empty() ? "" : "; " + p.reason);
     return;
   }
   auto cores = cores_inside(topology, locality.cpuset.raw());
   if (cores.empty()) {
-    place_core(topology, local_rank, local_size, p);
+    place_core(topology, machine_cores(topology), local_rank, local_size, p);
     p.reason = "nic -> core: no cores local to " + locality.device;
     return;
   }
@@ -122,7 +129,7 @@ Placement decide_placement(const Topology& topology, BindPolicy policy, int loca
     return p;
   }
   switch (policy) {
-    case BindPolicy::core: place_core(topology, local_rank, local_size, p); break;
+    case BindPolicy::core: place_core(topology, machine_cores(topology), local_rank, local_size, p); break;
     case BindPolicy::numa: place_numa(topology, local_rank, local_size, p); break;
     case BindPolicy::nic: place_nic(topology, locality, local_rank, local_size, p); break;
     case BindPolicy::automatic: place_auto(topology, local_rank, local_size, p); break;
