@@ -35,13 +35,14 @@ def evaluate(grouped, peers):
         if any(p in libs for p in peers):
             rows.append(_row("bandwidth", op, ranks, libs, peers, 256 * KIB, 64 * MIB, BANDWIDTH_RATIO))
             rows.append(_row("latency", op, ranks, libs, peers, 8, 4 * KIB, LATENCY_RATIO))
-        for lo, hi, drop in _cliffs_of(libs["rcoll"]):
+        own = _cliffs_of(libs["rcoll"])
+        for lo, hi, drop in own:
             shown, reps = results.cliff_repetitions(libs["rcoll"], lo, hi)
             cliffs.append({"op": op, "ranks": ranks, "from": lo, "to": hi, "drop": drop, "in_reps": shown,
                            "reps": reps})
         counts = {p: len(_cliffs_of(libs[p])) for p in peers if p in libs}
         if counts:
-            peer_cliffs.append({"op": op, "ranks": ranks, "rcoll": len(_cliffs_of(libs["rcoll"])), "peers": counts})
+            peer_cliffs.append({"op": op, "ranks": ranks, "rcoll": len(own), "peers": counts})
     return {"rows": rows, "cliffs": cliffs, "peer_cliffs": peer_cliffs}
 
 
