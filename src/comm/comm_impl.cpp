@@ -68,8 +68,8 @@ CommImpl::CommImpl(const Options& options, const JoinFunction& join,
   if (options_.rank == 0 && log::get().should_log(spdlog::level::info))
     log::info("transport {}: {}", transport_name_, choices_->describe(link_model_.source()));
   if (options_.rank == 0 && tree_layout_ == collectives::TreeLayout::alternating)
-    log::info("bcast trees: parent and child on different cores ({} ranks share {} CPUs)", options_.size,
-              CoreSharing::host_cpus());
+    log::info("bcast trees up to the eager limit: parent and child on different cores ({} ranks share {} CPUs)",
+              options_.size, CoreSharing::host_cpus());
 }
 
 CommImpl::~CommImpl() = default;
