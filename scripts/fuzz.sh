@@ -6,6 +6,8 @@
 # (default 60 s) against a fresh copy of its seed corpus
 # (tests/fuzz/corpus/<target>/). Default build dir: build-fuzz. TARGET
 # names (e.g. bootstrap_server_fuzz) restrict the run; default: all.
+# -j JOBS (default: the CPU count) is both the build's parallelism and how
+# many targets fuzz at once.
 # Prints one summary line per target (executions, coverage, result) and
 # exits non-zero on any crash, leak, timeout, out-of-memory or sanitizer
 # report; the input that caused it is kept under BUILD_DIR/artifacts/.
@@ -17,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
 SECONDS_PER_TARGET=60
 BUILD_DIR=build-fuzz
@@ -64,25 +66,24 @@ fi
 export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=0:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
 
-failed=0
-summary=()
-for target in "${TARGETS[@]}"; do
-  binary=$BUILD_DIR/$target
-  [ -x "$binary" ] || { echo "fuzz: no target '$target' in $BUILD_DIR" >&2; exit 2; }
-  work=$BUILD_DIR/corpus/$target
-  artifacts=$BUILD_DIR/artifacts/$target
-  log=$BUILD_DIR/logs/$target.log
+# fuzz_one TARGET: runs one target for SECONDS_PER_TARGET, writes its summary
+# line to BUILD_DIR/logs/TARGET.summary, and returns non-zero on a finding.
+fuzz_one() {
+  local target=$1
+  local binary=$BUILD_DIR/$target work=$BUILD_DIR/corpus/$target
+  local artifacts=$BUILD_DIR/artifacts/$target log=$BUILD_DIR/logs/$target.log
   rm -rf "$work" "$artifacts"
   mkdir -p "$work" "$artifacts" "$(dirname "$log")"
-  seeds=0
+  local seeds=0
   if [ -d "tests/fuzz/corpus/$target" ]; then
     cp tests/fuzz/corpus/"$target"/* "$work"/
     seeds=$(find "$work" -type f | wc -l)
   fi
   echo "fuzz: $target for ${SECONDS_PER_TARGET} s ($seeds seeds; log $log)"
-  status=0
+  local status=0
   "$binary" -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
     -artifact_prefix="$artifacts/" "$work" > "$log" 2>&1 || status=$?
+  local execs rate rss last cov ft corp findings result=ok
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -1)
@@ -91,16 +92,36 @@ for target in "${TARGETS[@]}"; do
   ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<< "$last")
   corp=$(sed -n 's/.* corp: \([0-9]*\).*/\1/p' <<< "$last")
   findings=$(find "$artifacts" -type f | wc -l)
-  result=ok
   if [ "$status" -ne 0 ] || [ "$findings" -ne 0 ] || grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:' "$log"; then
     result="FAILED (exit $status, $findings artifacts)"
-    failed=1
     grep -E -A30 'ERROR: |runtime error:|invariant violated' "$log" | head -60 >&2 || true
   fi
-  summary+=("$(printf '%-26s execs %-10s exec/s %-7s cov %-6s ft %-6s corpus %-5s peak_rss_mb %-5s %s' \
-    "$target" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "${rss:-?}" "$result")")
+  printf '%-26s execs %-10s exec/s %-7s cov %-6s ft %-6s corpus %-5s peak_rss_mb %-5s %s\n' \
+    "$target" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "${rss:-?}" "$result" \
+    > "$BUILD_DIR/logs/$target.summary"
+  [ "$result" = ok ]
+}
+
+# JOBS targets at a time: each fuzzer is one single-threaded process, so on a
+# 2-core host two of them halve the wall time at the same fuzzing per target.
+for target in "${TARGETS[@]}"; do
+  [ -x "$BUILD_DIR/$target" ] || { echo "fuzz: no target '$target' in $BUILD_DIR" >&2; exit 2; }
+done
+failed=0
+running=0
+for target in "${TARGETS[@]}"; do
+  if [ "$running" -ge "$JOBS" ]; then
+    wait -n || failed=1
+    running=$((running - 1))
+  fi
+  fuzz_one "$target" &
+  running=$((running + 1))
+done
+while [ "$running" -gt 0 ]; do
+  wait -n || failed=1
+  running=$((running - 1))
 done
 
-echo "fuzz: summary (${SECONDS_PER_TARGET} s per target)"
-printf '%s\n' "${summary[@]}"
+echo "fuzz: summary (${SECONDS_PER_TARGET} s per target, $JOBS at a time)"
+for target in "${TARGETS[@]}"; do cat "$BUILD_DIR/logs/$target.summary"; done
 exit "$failed"
