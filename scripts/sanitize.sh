@@ -10,9 +10,12 @@
 #         build-tsan.
 # The compiler is $CXX (default g++: its libasan/libtsan come with g++ on
 # Debian 12; gtest, spdlog/fmt (shared), hwloc, libibverbs and librdmacm are
-# used uninstrumented). -O1 -g1: tolerable speed, and stacks with function
-# names and file:line (-g1 has no inline frames or variables but compiles
-# ~25 % faster; rebuild with -g to see inline frames of a report).
+# used uninstrumented). asan -Og, tsan -O1, both -g1: tolerable speed, and
+# stacks with function names and file:line (-g1 has no inline frames or
+# variables but compiles ~25 % faster; rebuild with -g to see inline frames
+# of a report). asan at -Og: GCC's ASan + UBSan instrumentation makes -O1
+# compiles slow (transport/tcp/peer.cpp: 16 s at -O1, 10.7 s at -Og, 9.6 s
+# at -O0, whose tests then ran 2x longer).
 #
 # What is built and run (the library is always built whole):
 #   asan  every tests/unit/*_test executable; CTEST_ARGS default `-L unit`.
@@ -40,15 +43,12 @@
 # run); they are printed at the end. Wall time of the build and of the tests
 # is printed last.
 #
-# Measured 2026-11-29 on the 2-core Debian 12 VM (GCC 12, clean build dir, -j 2,
-# host load 4-5 from other jobs; CPU seconds = user + sys):
-#   asan  build 344 s wall (438 s CPU), tests 64 s wall (63 s CPU): 553 tests,
-#         405 run, 148 skipped (146 RDMA without a device, 2 not for inproc),
-#         0 reports.
-#   tsan  build 187 s wall (187 s CPU), tests 209-254 s wall (247-251 s CPU):
-#         427 tests, 306 run, 121 skipped, 0 reports.
-# On an idle 2-core host that is about 4.2 min (asan) and 3.7 min (tsan), each
-# build included (CPU seconds / 2 cores; the tests run 2 at a time).
+# Measured 2026-12-01 on the 2-core Debian 12 VM (Intel Xeon, GCC 12, clean
+# build dir, -j 2; CPU seconds = user + sys):
+#   asan  -Og: build 234 s wall (463 s CPU), tests 74 s wall (122 s CPU);
+#         -O1 took build 430 s wall (844 s CPU), tests 63 s.
+#   tsan  build 165 s wall (325 s CPU), tests 241 s wall (455 s CPU).
+#   0 reports. RDMA tests skip outside the guest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -83,18 +83,18 @@ SUPP=$SOURCE_DIR/tests/sanitize/tsan.supp
 CXX=${CXX:-g++}
 DEFINES=
 case "$MODE" in
-  asan) FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" ;;
+  asan) FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"; OPTIMIZE=-Og ;;
   # RCOLL_NO_KERNEL_CLONES: GCC's target_clones IFUNC resolvers for the
   # reduction kernels (src/collectives/reduce_ops.hpp) are instrumented too,
   # and the loader runs them while relocating librcoll.so, before libtsan is
   # initialised: every test executable died with SIGSEGV at startup. Without
   # clones the kernels are the baseline loops (same code paths otherwise).
-  tsan) FLAGS="-fsanitize=thread -fno-omit-frame-pointer"; DEFINES="-DRCOLL_NO_KERNEL_CLONES" ;;
+  tsan) FLAGS="-fsanitize=thread -fno-omit-frame-pointer"; DEFINES="-DRCOLL_NO_KERNEL_CLONES"; OPTIMIZE=-O1 ;;
 esac
 
 start=$SECONDS
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$CXX" \
-  -DCMAKE_CXX_FLAGS="$FLAGS $DEFINES" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
+  -DCMAKE_CXX_FLAGS="$FLAGS $DEFINES" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$OPTIMIZE -g1" \
   -DCMAKE_EXE_LINKER_FLAGS="$FLAGS" -DCMAKE_SHARED_LINKER_FLAGS="$FLAGS" \
   -DRCOLL_BUILD_BENCH=OFF -DRCOLL_BUILD_EXAMPLES=OFF -DRCOLL_LTO=OFF > /dev/null
 # Only what the unit suites need: the library, the selected test executables.
