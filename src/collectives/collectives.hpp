@@ -33,6 +33,10 @@ struct Context {
   // How binomial bcast trees place the ranks for messages up to the eager
   // limit (schedule.hpp); the same on every rank.
   TreeLayout tree_layout = TreeLayout::contiguous;
+  // True when ranks of this communicator may share a core (all on one host,
+  // more of them than its CPUs); the same on every rank. Pieces that let a
+  // rank run ahead of its neighbour are then avoided (allreduce_ring.cpp).
+  bool ranks_share_cores = false;
 
   static constexpr int step_bits = 24;
   int rank() const { return transport.rank(); }

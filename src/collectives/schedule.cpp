@@ -87,6 +87,14 @@ DoublingPlan doubling_plan(int rank, int size) {
 
 int doubling_partner(int rank, int step) { return rank ^ (1 << step); }
 
+std::size_t ring_segment(std::size_t largest_chunk, std::size_t element_size, std::size_t segment_bytes,
+                         std::size_t eager_limit, bool ranks_share_cores) {
+  const std::size_t segment = std::min(segment_elements(segment_bytes, element_size), largest_chunk);
+  if (ranks_share_cores || segment == 0) return segment;
+  const ForwardPieces pieces = forward_pieces(largest_chunk * element_size, segment * element_size, eager_limit);
+  return std::min(segment, (pieces.segment + element_size - 1) / element_size);
+}
+
 ForwardPieces forward_pieces(std::size_t bytes, std::size_t segment, std::size_t eager_limit) {
   ForwardPieces pieces{std::max<std::size_t>(segment, 1), true};
   if (eager_limit == 0) return pieces;

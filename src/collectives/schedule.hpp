@@ -30,6 +30,18 @@ Range segment_range(std::size_t count, std::size_t segment, std::size_t index);
 // Elements per segment for a segment size in bytes: whole elements, at least one.
 std::size_t segment_elements(std::size_t segment_bytes, std::size_t element_size);
 
+// Elements per pipeline segment of a ring whose largest chunk has
+// `largest_chunk` elements: `segment_bytes` in whole elements, at most the
+// chunk. Over a transport with an eager limit E (0: none), a chunk of
+// (E, 2E] bytes whose segment is above E would go by rendezvous in one
+// piece, whose clear-to-send waits for the receiver to be scheduled; unless
+// `ranks_share_cores`, it goes in two eager halves instead (forward_pieces).
+// Ranks that share cores keep the one piece: eager halves let a rank run
+// ahead of the one sharing its core (4-rank allreduce on 2 cores lost
+// 14-36 % at 1-2 MiB; docs/PERFORMANCE_LOG.md).
+std::size_t ring_segment(std::size_t largest_chunk, std::size_t element_size, std::size_t segment_bytes,
+                         std::size_t eager_limit, bool ranks_share_cores);
+
 // Smallest k with 2^k >= n (0 for n <= 1), and largest power of two <= n (n >= 1).
 int ceil_log2(int n);
 int floor_pow2(int n);

@@ -40,7 +40,8 @@ CommImpl::CommImpl(const Options& options, const JoinFunction& join,
       server_(std::move(server)),
       state_(std::make_shared<CallState>(options.rank)),
       core_sharing_(options.local_size),
-      tree_layout_(CoreSharing::tree_layout(options.size, options.local_size)) {
+      tree_layout_(CoreSharing::tree_layout(options.size, options.local_size)),
+      ranks_share_cores_(CoreSharing::ranks_share_cores(options.size, options.local_size)) {
   validate_options(options_);
   log::set_rank(options_.rank);
   Deadline deadline = Deadline::after(options_.timeout);
@@ -169,7 +170,7 @@ void CommImpl::allreduce(const void* send, void* recv, std::size_t count, DataTy
     if (log::get().should_log(spdlog::level::debug)) log::debug("{}: algorithm {}", label.str(), to_string(algo));
     if (options_.check) check_call(*transport_, call, static_cast<std::uint8_t>(algo), deadline, label);
     collectives::Context ctx{*transport_, collective_tag_base(call.sequence), deadline, segment_bytes(), label,
-                             tree_layout_};
+                             tree_layout_, ranks_share_cores_};
     collectives::allreduce(ctx, algo, send, recv, count, type, op);
   });
 }
@@ -186,7 +187,7 @@ void CommImpl::bcast(void* buf, std::size_t count, DataType type, int root, Time
     if (log::get().should_log(spdlog::level::debug)) log::debug("{}: algorithm {}", label.str(), to_string(algo));
     if (options_.check) check_call(*transport_, call, static_cast<std::uint8_t>(algo), deadline, label);
     collectives::Context ctx{*transport_, collective_tag_base(call.sequence), deadline, segment_bytes(), label,
-                             tree_layout_};
+                             tree_layout_, ranks_share_cores_};
     collectives::bcast(ctx, algo, buf, bytes, root);
   });
 }

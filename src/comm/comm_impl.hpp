@@ -141,6 +141,7 @@ class CommImpl {
   CoreSharing core_sharing_;
   // Placement of the ranks in bcast trees; identical on every rank.
   collectives::TreeLayout tree_layout_;
+  bool ranks_share_cores_;
   std::uint64_t sequence_ = 0;
   std::string broken_reason_;
 };

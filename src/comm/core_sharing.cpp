@@ -29,8 +29,12 @@ int CoreSharing::host_cpus() noexcept {
   return cpus;
 }
 
+bool CoreSharing::ranks_share_cores(int size, int local_size, int cpus) noexcept {
+  return local_size == size && size > cpus;
+}
+
 collectives::TreeLayout CoreSharing::tree_layout(int size, int local_size, int cpus) noexcept {
-  const bool alternating = local_size == size && size > cpus && cpus % 2 == 0;
+  const bool alternating = ranks_share_cores(size, local_size, cpus) && cpus % 2 == 0;
   return alternating ? collectives::TreeLayout::alternating : collectives::TreeLayout::contiguous;
 }
 

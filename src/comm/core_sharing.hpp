@@ -33,6 +33,10 @@ class CoreSharing {
   // every tree edge cross cores (schedule.hpp, TreeLayout). Reads no
   // per-process state, so every rank of the communicator gets the same.
   static collectives::TreeLayout tree_layout(int size, int local_size, int cpus = host_cpus()) noexcept;
+  // Whether ranks of a communicator of `size` ranks, `local_size` of them on
+  // this host, may share a core: all on a host of `cpus` CPUs and more of
+  // them than CPUs. Like tree_layout, the same on every rank.
+  static bool ranks_share_cores(int size, int local_size, int cpus = host_cpus()) noexcept;
 
  private:
   int local_size_;

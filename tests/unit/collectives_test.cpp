@@ -70,14 +70,14 @@ class Job {
 
   // The context of call number `call` (the same on every rank) on `rank`;
   // segments default to 64 bytes (256 on the slow transports). Odd calls
-  // lay bcast trees out alternating, even ones contiguous (TreeLayout), so
-  // every test runs the trees both ways.
+  // lay bcast trees out alternating, even ones contiguous (TreeLayout), and
+  // take the ranks to share cores, even ones not, so every test runs both.
   Context context(int rank, std::uint64_t call, const std::string& label, std::size_t segment_bytes = 0,
                   std::chrono::milliseconds timeout = 0ms) const {
     if (segment_bytes == 0) segment_bytes = reduced_ ? 256 : 64;
     if (timeout == 0ms) timeout = reduced_ ? 60s : 20s;
     return Context{*world_.ranks[static_cast<std::size_t>(rank)], (call + 1) << Context::step_bits,
-                   Deadline::after(timeout), segment_bytes, label, layout_of(call)};
+                   Deadline::after(timeout), segment_bytes, label, layout_of(call), call % 2 == 1};
   }
   // Messages above this go by rendezvous on this transport.
   std::size_t eager_limit() const { return world_.ranks.front()->capabilities().eager_limit; }
@@ -231,7 +231,16 @@ class AllreduceTest : public test::OnBackend<AllreduceParam> {};
 TEST_P(AllreduceTest, MatchesSerialReferenceForEveryTypeOpCountAndPlacement) {
   const auto& [kind, size, algo] = GetParam();
   Job job(kind, size);
-  const std::vector<AllreduceCase> cases = allreduce_cases(kind);
+  std::vector<AllreduceCase> cases = allreduce_cases(kind);
+  // Where the transport has an eager limit E: chunks of 1.5 E + 4 bytes
+  // with segments above E, which the ring sends in two eager halves when
+  // the ranks do not share cores (an even call) and whole when they do.
+  const std::size_t eager = job.eager_limit();
+  if (eager <= (std::size_t{1} << 20) && size > 1) {
+    const std::size_t chunk = (eager + eager / 2) / 4 + 1;
+    for (bool in_place : {false, true})
+      cases.push_back({DataType::float32, ReduceOp::sum, chunk * static_cast<std::size_t>(size), in_place, 4 * eager});
+  }
   std::vector<std::vector<std::string>> errors(cases.size(), std::vector<std::string>(size));
   test::run_ranks(size, [&](int rank) {
     for (std::size_t i = 0; i < cases.size(); ++i) errors[i][rank] = run_allreduce_case(job, rank, i, algo, cases[i]);

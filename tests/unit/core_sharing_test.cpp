@@ -111,5 +111,12 @@ TEST(CoreSharing, BcastTreesAlternateCoresOnlyWhenAllRanksShareAnEvenNumberOfCpu
   EXPECT_EQ(CoreSharing::tree_layout(8, 4, 2), TreeLayout::contiguous);  // ranks on other hosts
 }
 
+TEST(CoreSharing, RanksShareCoresOnlyWhenAllAreOnAHostWithFewerCpus) {
+  EXPECT_TRUE(CoreSharing::ranks_share_cores(4, 4, 2));
+  EXPECT_TRUE(CoreSharing::ranks_share_cores(3, 3, 2));
+  EXPECT_FALSE(CoreSharing::ranks_share_cores(2, 2, 2));  // a core each
+  EXPECT_FALSE(CoreSharing::ranks_share_cores(8, 4, 2));  // other hosts: not known alike on every rank
+}
+
 }  // namespace
 }  // namespace rcoll::detail

@@ -320,6 +320,30 @@ TEST(ForwardPieces, AMessageThatFitsInTwoEagerPiecesGoesInTwoHalves) {
   EXPECT_TRUE(forward_pieces(E + 4, segment, 0).double_root_leaf);
 }
 
+TEST(RingSegment, AChunkThatFitsInTwoEagerPiecesGoesInTwoHalvesUnlessRanksShareCores) {
+  constexpr std::size_t E = 256 << 10, segment = 512 << 10;
+  // Whole elements of the caller's segment, at most the chunk.
+  EXPECT_EQ(ring_segment(1000, 4, segment, E, false), 1000u);
+  EXPECT_EQ(ring_segment(1 << 20, 4, segment, E, false), segment / 4);
+  EXPECT_EQ(ring_segment(1000, 8, 12, E, false), 1u);
+  for (std::size_t element_size : {1, 2, 4, 8}) {
+    const std::size_t at_limit = E / element_size;
+    for (std::size_t chunk : {at_limit + 1, at_limit + at_limit / 2 + 1, 2 * at_limit - 1, 2 * at_limit}) {
+      const std::size_t half = ring_segment(chunk, element_size, segment, E, false);
+      EXPECT_LE(half * element_size, E) << chunk << " x " << element_size;
+      EXPECT_EQ(segment_count(chunk, half), 2u) << chunk << " x " << element_size;
+      // Ranks sharing cores: one rendezvous piece.
+      EXPECT_EQ(ring_segment(chunk, element_size, segment, E, true), chunk) << chunk << " x " << element_size;
+    }
+    EXPECT_EQ(ring_segment(at_limit, element_size, segment, E, false), at_limit);  // eager already
+    EXPECT_EQ(ring_segment(2 * at_limit + 1, element_size, segment, E, false), segment / element_size);
+  }
+  // A segment already eager, or no eager limit: the caller's segment.
+  EXPECT_EQ(ring_segment(E / 4 + 100, 4, 64 << 10, E, false), (64u << 10) / 4);
+  EXPECT_EQ(ring_segment(E / 4 + 100, 4, segment, 0, false), E / 4 + 100);
+  EXPECT_EQ(ring_segment(0, 4, segment, E, false), 0u);
+}
+
 // Knowledge spreads: after ceil(log2 n) rounds every rank has (transitively)
 // heard from every rank.
 TEST(Dissemination, EveryRankHearsFromEveryRank) {
