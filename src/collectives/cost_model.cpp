@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "collectives/schedule.hpp"
 
@@ -78,11 +79,37 @@ double bcast_link_cost(BcastAlgo algo, std::size_t bytes, int size, const LinkCo
 
 }  // namespace
 
+double bcast_rank_copies(BcastAlgo algo, std::size_t bytes, int relative, int size) {
+  const double s = static_cast<double>(bytes);
+  const double received = relative == 0 ? 0 : s;
+  switch (algo) {
+    case BcastAlgo::binomial:
+      return received + s * static_cast<double>(binomial_tree(relative, size, 0).children.size());
+    case BcastAlgo::chain:
+      return received + (relative == size - 1 ? 0 : s);
+    case BcastAlgo::scatter_allgather: {
+      const double piece = s / size;
+      const double subtree = binomial_subtree_size(relative, size);
+      const double scatter = relative == 0 ? (size - 1) * piece : (2 * subtree - 1) * piece;
+      return scatter + 2 * (size - 1) * piece;  // the ring allgather: n - 1 pieces in, n - 1 out
+    }
+    case BcastAlgo::automatic: break;
+  }
+  return 0;
+}
+
+double bcast_busiest_core(BcastAlgo algo, std::size_t bytes, int size, int cores) {
+  std::vector<double> load(static_cast<std::size_t>(std::clamp(cores, 1, std::max(size, 1))), 0.0);
+  for (int v = 0; v < size; ++v) load[static_cast<std::size_t>(v) % load.size()] += bcast_rank_copies(algo, bytes, v, size);
+  return *std::max_element(load.begin(), load.end());
+}
+
 double bcast_cost(BcastAlgo algo, std::size_t bytes, int size, const LinkCost& link, std::size_t segment,
                   int shared_cores) {
   const double cost = bcast_link_cost(algo, bytes, size, link, segment);
-  if (shared_cores <= 0) return cost;
-  return cost + bcast_link_bytes(algo, bytes, size) * 2 * link.beta / shared_cores;
+  if (shared_cores <= 0 || size <= shared_cores) return cost;
+  if (algo == BcastAlgo::scatter_allgather) return std::numeric_limits<double>::infinity();
+  return cost + bcast_busiest_core(algo, bytes, size, shared_cores) * link.beta;
 }
 
 }  // namespace rcoll::collectives

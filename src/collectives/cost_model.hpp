@@ -37,20 +37,34 @@ std::size_t modelled_segment(const transport::Capabilities& caps);
 //   chain              (n - 2 + k)(a + S/k b), k = ceil(S / segment) segments
 double allreduce_cost(AllreduceAlgo algo, std::size_t bytes, int size, const LinkCost& link);
 //
-// Bcast on a host whose ranks share few cores (`shared_cores` > 0: all `size`
-// ranks on one host with that many cores): every byte that crosses a link
-// also costs the sender's and the receiver's CPU a copy, and those copies
-// of all links share the cores. Each bcast cost then adds
-//   link_bytes * 2 b / shared_cores
-// where link_bytes is what the algorithm moves over all links together:
-// (n-1) S for binomial and chain (the minimum), and for scatter_allgather
-// (n-1) S plus the scatter's S/n per rank below each non-root rank. So on
-// 4 ranks of a 2-core host the scatter-allgather's extra traffic is no
-// longer free (measured there: 0.65-1.0x the busbw of the binomial tree
-// from 384 KiB to 2 MiB, where the plain model chose it). 0: links are independent.
+// Bcast on a host whose ranks outnumber its cores (`shared_cores` > 0 and
+// below `size`: all ranks on one host with that many cores): every byte
+// that crosses a link also costs its sender's and its receiver's CPU a
+// copy, and the ranks of one core take turns. With the ranks placed round
+// robin (rank r on core r mod cores, as rcoll-run --bind auto places
+// oversubscribed ranks), each bcast cost adds the copies of the busiest
+// core:
+//   max over cores c of  sum over ranks r on c of bcast_rank_copies  * b
+// (root 0; binomial trees laid out contiguous, as for messages above the
+// eager limit). Totals alone miss how the load spreads: on 4 ranks of 2
+// cores binomial and chain both move 3 S, but the tree puts 4 S of copies
+// on core 0 (ranks 0 and 2: root and inner node) and the chain 3 S on each
+// core; measured there, the chain took 10-25 % less time than the tree
+// from 640 KiB to 1 MiB. Scatter-allgather is then no candidate (infinite
+// cost): its lg + n - 1 steps in a row each wait for a rank to be
+// scheduled, which a and the copies do not capture (4 ranks on 2 cores:
+// 0.65-1.0x the tree's busbw from 384 KiB to 2 MiB; 8 ranks on 2 cores,
+// chosen by the copies alone from 109 to 512 KiB: 2-4x the tree's time).
+// Otherwise (0, or a core per rank) the links are independent and the
+// copies are inside b.
 double bcast_cost(BcastAlgo algo, std::size_t bytes, int size, const LinkCost& link, std::size_t segment,
                   int shared_cores = 0);
-// What a bcast moves over all links together (see above).
+// What a bcast moves over all links together.
 double bcast_link_bytes(BcastAlgo algo, std::size_t bytes, int size);
+// Bytes the rank at `relative` position from the root sends plus receives
+// in a bcast of `bytes` (see above), and the largest sum of them over the
+// ranks of one of `cores` cores (round robin).
+double bcast_rank_copies(BcastAlgo algo, std::size_t bytes, int relative, int size);
+double bcast_busiest_core(BcastAlgo algo, std::size_t bytes, int size, int cores);
 
 }  // namespace rcoll::collectives
