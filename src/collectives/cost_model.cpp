@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <tuple>
 #include <vector>
 
 #include "collectives/schedule.hpp"
@@ -99,9 +101,16 @@ double bcast_rank_copies(BcastAlgo algo, std::size_t bytes, int relative, int si
 }
 
 double bcast_busiest_core(BcastAlgo algo, std::size_t bytes, int size, int cores) {
-  std::vector<double> load(static_cast<std::size_t>(std::clamp(cores, 1, std::max(size, 1))), 0.0);
-  for (int v = 0; v < size; ++v) load[static_cast<std::size_t>(v) % load.size()] += bcast_rank_copies(algo, bytes, v, size);
-  return *std::max_element(load.begin(), load.end());
+  // Linear in the bytes, and a ChoiceTable asks at thousands of sizes: the
+  // copies per byte are summed once per (algo, size, cores) and thread.
+  thread_local std::map<std::tuple<BcastAlgo, int, int>, double> per_byte;
+  auto [it, added] = per_byte.try_emplace({algo, size, cores}, 0.0);
+  if (added) {
+    std::vector<double> load(static_cast<std::size_t>(std::clamp(cores, 1, std::max(size, 1))), 0.0);
+    for (int v = 0; v < size; ++v) load[static_cast<std::size_t>(v) % load.size()] += bcast_rank_copies(algo, 1, v, size);
+    it->second = *std::max_element(load.begin(), load.end());
+  }
+  return it->second * static_cast<double>(bytes);
 }
 
 double bcast_cost(BcastAlgo algo, std::size_t bytes, int size, const LinkCost& link, std::size_t segment,
