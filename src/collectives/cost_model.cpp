@@ -49,15 +49,6 @@ double allreduce_cost(AllreduceAlgo algo, std::size_t bytes, int size, const Lin
   return std::numeric_limits<double>::infinity();
 }
 
-double bcast_link_bytes(BcastAlgo algo, std::size_t bytes, int size) {
-  const double s = static_cast<double>(bytes);
-  const double to_every_rank = (size - 1) * s;
-  if (algo != BcastAlgo::scatter_allgather) return to_every_rank;
-  double scattered_chunks = 0;  // chunks each non-root rank receives in the scatter, summed
-  for (int v = 1; v < size; ++v) scattered_chunks += binomial_subtree_size(v, size);
-  return to_every_rank + s / size * scattered_chunks;
-}
-
 namespace {
 
 double bcast_link_cost(BcastAlgo algo, std::size_t bytes, int size, const LinkCost& link, std::size_t segment) {

@@ -59,8 +59,6 @@ double allreduce_cost(AllreduceAlgo algo, std::size_t bytes, int size, const Lin
 // copies are inside b.
 double bcast_cost(BcastAlgo algo, std::size_t bytes, int size, const LinkCost& link, std::size_t segment,
                   int shared_cores = 0);
-// What a bcast moves over all links together.
-double bcast_link_bytes(BcastAlgo algo, std::size_t bytes, int size);
 // Bytes the rank at `relative` position from the root sends plus receives
 // in a bcast of `bytes` (see above), and the largest sum of them over the
 // ranks of one of `cores` cores (round robin).

@@ -8,12 +8,24 @@
 
 #include "collectives/choose.hpp"
 #include "collectives/cost_model.hpp"
+#include "collectives/schedule.hpp"
 
 namespace rcoll::collectives {
 namespace {
 
 // Roughly what calibration measured for 4 TCP ranks on a 2-core host.
 constexpr LinkCost loopback{37e-6, 1 / 1.55e9, 1 / 50e9};
+
+// What a bcast moves over all links together, counted per link rather
+// than per rank: the independent count bcast_rank_copies is checked against.
+double bcast_link_bytes(BcastAlgo algo, std::size_t bytes, int size) {
+  const double s = static_cast<double>(bytes);
+  const double to_every_rank = (size - 1) * s;
+  if (algo != BcastAlgo::scatter_allgather) return to_every_rank;
+  double scattered_chunks = 0;  // chunks each non-root rank receives in the scatter, summed
+  for (int v = 1; v < size; ++v) scattered_chunks += binomial_subtree_size(v, size);
+  return to_every_rank + s / size * scattered_chunks;
+}
 
 TEST(BcastLinkBytes, TreesAndChainsMoveEachByteOncePerReceiver) {
   for (int size : {2, 3, 4, 7, 16})
