@@ -44,7 +44,8 @@ class ChoiceTable {
 
   // `segment` > 0: the pipeline segment the chain bcast runs with.
   // `shared_cores` > 0: all ranks run on one host with that many cores
-  // (bcast_cost); the communicator passes it when every rank is local.
+  // (bcast_cost); the communicator passes it when the ranks share them
+  // (CoreSharing::ranks_share_cores).
   ChoiceTable(int size, const LinkCost& link, std::size_t segment, int shared_cores = 0);
 
   AllreduceAlgo allreduce(std::size_t bytes) const { return find(allreduce_, bytes); }

@@ -62,8 +62,8 @@ CommImpl::CommImpl(const Options& options, const JoinFunction& join,
   status::track(state_);
   log::info("joined: rank {} of {}, transport {}", options_.rank, options_.size, transport_name_);
   link_model_ = calibrate_link(options_, *transport_, *bootstrap_, deadline);
-  // Every rank on this host: the copies of all links share its cores (bcast_cost).
-  const int shared_cores = options_.local_size == options_.size ? CoreSharing::host_cpus() : 0;
+  // Ranks that share this host's cores also share the copies of the bcast links (bcast_cost).
+  const int shared_cores = ranks_share_cores_ ? CoreSharing::host_cpus() : 0;
   choices_.emplace(options_.size, link_model_.link, segment_bytes(), shared_cores);
   if (link_model_.measured) log::debug("calibration took {:.2f} ms", link_model_.seconds * 1e3);
   if (options_.rank == 0 && log::get().should_log(spdlog::level::info))
