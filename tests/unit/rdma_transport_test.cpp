@@ -6,6 +6,7 @@
 // several ranks) runs on the RDMA backends in transport_contract_test.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <latch>
 
 #include "rcoll/errors.hpp"
@@ -134,6 +135,38 @@ TEST_P(RdmaTransportTest, PassiveSideIsDiscovered) {
       while (rdma_stats(t)->connected_peers == 0 && !deadline.expired()) pump_for(t, 10ms);
       sent.arrive_and_wait();
       EXPECT_EQ(recv(t, sender, 3, 300), msg);
+    });
+  }
+}
+
+// rdma_cm: a rank that uses a pair before the lower rank "knocks", with a
+// request that has no QP. The CM refuses a second request with the same
+// QPN from the same device while the first is on file (a stale connection,
+// never shown to the listener). Two jobs with one token, whose knocks get
+// the same QPN, knock at once while their rank 0 only makes progress: the
+// refused knock is sent again and both sends complete (with one QPN for
+// all knocks the refused knocker waited for the connect timeout and failed).
+TEST(RdmaCmKnock, TwoJobsKnockingAtOnceBothConnect) {
+  RCOLL_REQUIRE_RDMA();
+  auto options = test::test_options();
+  options.connect = rdma::ConnectMode::rdmacm;
+  for (int round = 0; round < 6; ++round) {
+    test::RdmaWorld jobs[2] = {test::make_rdma_world(2, options, 10s), test::make_rdma_world(2, options, 10s)};
+    std::latch start(4);
+    std::atomic<bool> sent[2] = {false, false};
+    test::run_ranks(4, [&](int thread) {
+      const int job = thread / 2;
+      Transport& t = jobs[job].at(thread % 2);
+      Bytes msg = pattern(300, static_cast<std::uint32_t>(round * 10 + job));
+      start.arrive_and_wait();
+      if (thread % 2 == 1) {
+        send(t, 0, 3, msg);  // completes only once rank 0 connected back
+        sent[job] = true;
+        return;
+      }
+      auto deadline = test::soon();  // rank 0 leaves peer 1 alone until the send is done
+      while (!sent[job] && !deadline.expired()) pump_for(t, 5ms);
+      EXPECT_EQ(recv(t, 1, 3, 300), msg) << "round " << round << ", job " << job;
     });
   }
 }

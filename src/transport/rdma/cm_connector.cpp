@@ -8,12 +8,15 @@
 //   higher rank q: accepts r's CONNECT_REQUEST (QP on the new id, ring
 //     posted, rdma_accept with its CmPrivate) -> ESTABLISHED
 // When the higher rank uses the pair first, it "knocks": a CONNECT_REQUEST
-// flagged cm_knock, which the lower rank rejects and answers by connecting.
+// flagged cm_knock, which the lower rank rejects (with its CmPrivate, the
+// sign that it heard) and answers by connecting. A knock rejected without
+// that sign never reached the peer (see knock_qpn) and is sent again.
 // The event channel's fd is polled from progress()/wait_for_activity();
 // a DISCONNECTED event (the peer destroyed its connection) fails the peer.
 #include <charconv>
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -26,6 +29,22 @@ namespace {
 
 constexpr int resolve_timeout_ms = 2000;
 constexpr int listen_backlog = 64;
+constexpr auto first_knock_retry = std::chrono::milliseconds(5);
+constexpr auto last_knock_retry = std::chrono::milliseconds(500);
+
+// A knock has no QP, but the InfiniBand CM files every REQ under its QPN
+// and source GID, and refuses a second REQ with the same pair while the
+// first is on file as a stale connection (REJ reason 10) without telling
+// the listener. Ranks on one device share its GID: with one QPN for all
+// knocks, two at once left one knocker waiting for a connection that never
+// came (rdma_rdmacm contract test, 2 to 8 runs in 20). So each (job, rank,
+// peer) knocks with a QPN of its own, above the range devices hand out
+// (rxe: below 2^17), and a knock refused that way is sent again.
+std::uint32_t knock_qpn(std::uint64_t token_hash, int rank, int peer, int size) {
+  const std::uint64_t pair = static_cast<std::uint64_t>(rank) * static_cast<std::uint64_t>(size) +
+                             static_cast<std::uint64_t>(peer);
+  return 0xf00000u | static_cast<std::uint32_t>((token_hash + pair) & 0xfffffu);
+}
 
 enum class Role : std::uint32_t { connect = 1, knock = 2, accept = 3 };
 
@@ -77,13 +96,7 @@ class CmConnector final : public Connector {
       throw IoError(rank(), q, "rdma_cm connect", "no rdma_cm address for this peer (set_peer_endpoints)");
     peer.set_connecting();
     Role role = rank() < q ? Role::connect : Role::knock;
-    CmIdPtr id = create_cm_id(channel_.get(), cookie(role, q), Where{rank(), q});
-    sockaddr_in source = ipv4_sockaddr(setup_.device.ipv4, 0);
-    sockaddr_in target = *addresses_[static_cast<std::size_t>(q)];
-    if (rdma_resolve_addr(id.get(), reinterpret_cast<sockaddr*>(&source), reinterpret_cast<sockaddr*>(&target),
-                          resolve_timeout_ms) != 0)
-      throw_verb_error(Where{rank(), q}, "rdma_resolve_addr", errno);
-    pending_[q] = Pending{role, std::move(id), std::chrono::steady_clock::now() + setup_.connect_timeout};
+    pending_[q] = attempt(role, resolve(role, q));
     log::debug("rdma peer {}: {} through rdma_cm", q, role == Role::connect ? "connecting" : "knocking");
   }
 
@@ -100,13 +113,17 @@ class CmConnector final : public Connector {
       rdma_ack_cm_event(event);
       graveyard_.clear();  // ids destroyed only after their events are acknowledged
     }
+    moved |= knock_again(peers);
     moved |= check_deadlines(peers);
     return moved;
   }
 
   std::optional<TimePoint> next_timer() const override {
     std::optional<TimePoint> next;
-    for (const auto& [peer, p] : pending_) next = next ? std::min(*next, p.deadline) : p.deadline;
+    for (const auto& [peer, p] : pending_) {
+      TimePoint at = p.knock_again ? std::min(*p.knock_again, p.deadline) : p.deadline;
+      next = next ? std::min(*next, at) : at;
+    }
     return next;
   }
 
@@ -114,12 +131,35 @@ class CmConnector final : public Connector {
 
  private:
   struct Pending {
-    Role role;
+    Role role = Role::connect;
     CmIdPtr id;  // until the QP is made on it (then the channel owns it)
     TimePoint deadline;
+    std::optional<TimePoint> knock_again;  // a knock the CM refused: when to send it again
+    std::chrono::milliseconds knock_retry = first_knock_retry;
   };
 
+  // A new attempt, due within the connect timeout.
+  Pending attempt(Role role, CmIdPtr id) const {
+    Pending p;
+    p.role = role;
+    p.id = std::move(id);
+    p.deadline = std::chrono::steady_clock::now() + setup_.connect_timeout;
+    return p;
+  }
+
   int rank() const { return setup_.core->rank; }
+
+  // A new id for `role` towards q, its address being resolved (the first
+  // step of connecting and of knocking).
+  CmIdPtr resolve(Role role, int q) {
+    CmIdPtr id = create_cm_id(channel_.get(), cookie(role, q), Where{rank(), q});
+    sockaddr_in source = ipv4_sockaddr(setup_.device.ipv4, 0);
+    sockaddr_in target = *addresses_[static_cast<std::size_t>(q)];
+    if (rdma_resolve_addr(id.get(), reinterpret_cast<sockaddr*>(&source), reinterpret_cast<sockaddr*>(&target),
+                          resolve_timeout_ms) != 0)
+      throw_verb_error(Where{rank(), q}, "rdma_resolve_addr", errno);
+    return id;
+  }
 
   CmPrivate local_private(Role role, int peer) const {
     CmPrivate data;
@@ -163,7 +203,7 @@ class CmConnector final : public Connector {
     int q = peer_of(event.id);
     Peer& peer = *peers[static_cast<std::size_t>(q)];
     Where where{rank(), q};
-    log::trace("rdma peer {}: rdma_cm {}", q, rdma_event_str(event.event));
+    log::trace("rdma peer {}: rdma_cm {} (status {})", q, rdma_event_str(event.event), event.status);
     switch (event.event) {
       case RDMA_CM_EVENT_ADDR_RESOLVED:
         if (rdma_resolve_route(event.id, resolve_timeout_ms) != 0) throw_verb_error(where, "rdma_resolve_route", errno);
@@ -171,10 +211,7 @@ class CmConnector final : public Connector {
       case RDMA_CM_EVENT_ROUTE_RESOLVED: return on_route(peer, event);
       case RDMA_CM_EVENT_ESTABLISHED: return on_established(peer, event);
       case RDMA_CM_EVENT_REJECTED:
-        if (role_of(event.id) == Role::knock) {  // as asked: the lower rank connects to us now
-          bury(q);
-          return;
-        }
+        if (role_of(event.id) == Role::knock) return on_knock_rejected(q, event);
         throw IoError(rank(), q, "rdma_cm connect", "rejected by the peer (status " + std::to_string(event.status) + ")");
       case RDMA_CM_EVENT_DISCONNECTED:
         if (peer.link() == Peer::Link::connected) peer.poll();  // take what arrived before the close
@@ -199,7 +236,7 @@ class CmConnector final : public Connector {
     if (it->second.role == Role::knock) {
       CmPrivate knock = local_private(Role::knock, q);
       rdma_conn_param param = conn_param(knock);
-      param.qp_num = 1;  // no QP: this request only asks the peer to connect
+      param.qp_num = knock_qpn(setup_.token_hash, rank(), q, setup_.size);  // no QP: only a request to connect
       if (rdma_connect(event.id, &param) != 0) throw_verb_error(where, "rdma_connect(knock)", errno);
       return;
     }
@@ -225,7 +262,9 @@ class CmConnector final : public Connector {
     if (q < 0 || q >= static_cast<int>(peers.size()) || q == rank()) return reject(std::move(id));
     Peer& peer = *peers[static_cast<std::size_t>(q)];
     if ((data.flags & cm_knock) != 0 || q > rank()) {  // a knock: we are the one to connect
-      reject(std::move(id));
+      CmPrivate heard = local_private(Role::knock, q);  // tells the knocker it reached us
+      rdma_reject(id.get(), &heard, sizeof(heard));
+      graveyard_.push_back(std::move(id));
       if (peer.link() == Peer::Link::idle) start(peer);
       return;
     }
@@ -239,7 +278,7 @@ class CmConnector final : public Connector {
     CmPrivate ours = local_private(Role::accept, q);
     rdma_conn_param param = conn_param(ours);
     if (rdma_accept(channel.cm_id(), &param) != 0) throw_verb_error(Where{rank(), q}, "rdma_accept", errno);
-    pending_[q] = Pending{Role::accept, nullptr, std::chrono::steady_clock::now() + setup_.connect_timeout};
+    pending_[q] = attempt(Role::accept, nullptr);
   }
 
   void on_established(Peer& peer, rdma_cm_event& event) {
@@ -253,6 +292,47 @@ class CmConnector final : public Connector {
     peer.on_connected();
   }
 
+  // Our knock at q came back rejected. With q's CmPrivate, q heard it and
+  // connects to us now; without (the CM refused it, see knock_qpn), knock
+  // again after a pause that doubles each time, until the deadline.
+  void on_knock_rejected(int q, const rdma_cm_event& event) {
+    auto sign = decode_cm_private(event.param.conn.private_data, event.param.conn.private_data_len);
+    bool heard = sign.value && sign.value->rank == static_cast<std::uint32_t>(q) &&
+                 sign.value->peer == static_cast<std::uint32_t>(rank()) && sign.value->token_hash == setup_.token_hash;
+    if (heard) return bury(q);
+    auto it = pending_.find(q);
+    if (it == pending_.end() || it->second.role != Role::knock || !it->second.id) return;
+    Pending& p = it->second;
+    log::debug("rdma peer {}: knock refused before it reached the peer (reject status {}); again in {} ms", q,
+               event.status, p.knock_retry.count());
+    graveyard_.push_back(std::move(p.id));
+    p.knock_again = std::chrono::steady_clock::now() + p.knock_retry;
+    p.knock_retry = std::min(2 * p.knock_retry, last_knock_retry);
+  }
+
+  // Sends the knocks whose pause is over; true if any went.
+  bool knock_again(Peers& peers) {
+    auto now = std::chrono::steady_clock::now();
+    bool moved = false;
+    for (auto it = pending_.begin(); it != pending_.end();) {
+      auto& [q, p] = *it;
+      if (!p.knock_again || *p.knock_again > now) {
+        ++it;
+        continue;
+      }
+      p.knock_again.reset();
+      moved = true;
+      try {
+        p.id = resolve(Role::knock, q);
+        ++it;
+      } catch (const Error&) {
+        peers[static_cast<std::size_t>(q)]->fail(std::current_exception());
+        it = pending_.erase(it);
+      }
+    }
+    return moved;
+  }
+
   void reject(CmIdPtr id) {
     rdma_reject(id.get(), nullptr, 0);
     graveyard_.push_back(std::move(id));
@@ -263,6 +343,7 @@ class CmConnector final : public Connector {
     auto it = pending_.find(q);
     if (it == pending_.end()) return;
     if (it->second.id) graveyard_.push_back(std::move(it->second.id));
+    it->second.knock_again.reset();
     if (it->second.role == Role::knock) it->second.role = Role::accept;  // now waiting for the peer
   }
 
