@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "common/byte_count.hpp"
 #include "rcoll/errors.hpp"
 
 namespace rcoll::detail {
@@ -82,9 +83,10 @@ void read_tuning(Options& options) {
   if (auto name = env("RCOLL_ALLREDUCE_ALGO")) options.allreduce_algo = parse_allreduce_algo(*name);
   if (auto name = env("RCOLL_BCAST_ALGO")) options.bcast_algo = parse_bcast_algo(*name);
   if (auto text = env("RCOLL_SEGMENT_BYTES")) {
-    long long bytes = parse_integer("RCOLL_SEGMENT_BYTES", *text);
-    if (bytes <= 0) throw InvalidArgument("RCOLL_SEGMENT_BYTES must be positive");
-    options.segment_bytes = static_cast<std::size_t>(bytes);
+    std::optional<std::size_t> bytes = parse_byte_count(*text);
+    if (!bytes || *bytes == 0)
+      throw InvalidArgument("RCOLL_SEGMENT_BYTES='" + *text + "' must be a positive byte count such as 524288 or 512K");
+    options.segment_bytes = *bytes;
   }
   if (auto text = env("RCOLL_CHECK")) {
     if (*text != "0" && *text != "1") throw InvalidArgument("RCOLL_CHECK='" + *text + "' must be 0 or 1");

@@ -15,7 +15,8 @@ namespace rcoll::detail {
 // case (or with RCOLL_BOOTSTRAP_SERVE=1) rank 0 hosts the service itself.
 // Also read: RCOLL_JOB_TOKEN, RCOLL_TRANSPORT, RCOLL_TIMEOUT (seconds),
 // RCOLL_SOCKET_IFNAME, RCOLL_ALLREDUCE_ALGO, RCOLL_BCAST_ALGO,
-// RCOLL_SEGMENT_BYTES, RCOLL_CHECK (0 or 1), RCOLL_CALIBRATE (0 or 1). A malformed value throws InvalidArgument naming
+// RCOLL_SEGMENT_BYTES (a byte count: 524288, 512K), RCOLL_CHECK (0 or 1),
+// RCOLL_CALIBRATE (0 or 1). A malformed value throws InvalidArgument naming
 // the variable.
 Options options_from_env();
 

@@ -67,6 +67,13 @@ TEST(EnvOptions, RcollRunVariables) {
   EXPECT_EQ(o.socket_ifname, "lo");
 }
 
+TEST(EnvOptions, SegmentBytesTakesASizeSuffix) {
+  for (auto [text, bytes] : {std::pair{"512K", 524288u}, {"1M", 1048576u}, {"65536", 65536u}}) {
+    ScopedEnv env(std::map<std::string, std::string>{{"RCOLL_SEGMENT_BYTES", text}});
+    EXPECT_EQ(options_from_env().segment_bytes, bytes) << text;
+  }
+}
+
 TEST(EnvOptions, SlurmVariables) {
   ScopedEnv env({{"SLURM_PROCID", "3"}, {"SLURM_NTASKS", "8"}, {"SLURM_LOCALID", "3"},
                  {"RCOLL_BOOTSTRAP", "node1:5000"}});
@@ -129,6 +136,8 @@ TEST(EnvOptions, MalformedValuesNameTheVariable) {
   expect_invalid({{"RCOLL_ALLREDUCE_ALGO", "magic"}}, "magic");
   expect_invalid({{"RCOLL_BCAST_ALGO", "magic"}}, "magic");
   expect_invalid({{"RCOLL_SEGMENT_BYTES", "0"}}, "RCOLL_SEGMENT_BYTES");
+  expect_invalid({{"RCOLL_SEGMENT_BYTES", "1.5M"}}, "RCOLL_SEGMENT_BYTES");
+  expect_invalid({{"RCOLL_SEGMENT_BYTES", "-4K"}}, "RCOLL_SEGMENT_BYTES");
   expect_invalid({{"MASTER_ADDR", "h"}}, "MASTER_PORT");
   expect_invalid({{"RCOLL_CHECK", "yes"}}, "RCOLL_CHECK");
 }
