@@ -49,6 +49,14 @@ def bands(sizes, quick=False):
     return out
 
 
+def band_of(nbytes):
+    """The name of the band (one job per library) that times `nbytes`."""
+    for name, upper, _, _ in BANDS:
+        if nbytes <= upper:
+            return name
+    return BANDS[-1][0]
+
+
 def describe_bands(sizes, quick=False):
     """'small (<= 64 KiB): 40 iterations + 5 warm-up; ...' for the sizes run."""
     lower, parts = 0, []

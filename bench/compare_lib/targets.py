@@ -1,6 +1,6 @@
 """The issue's targets, evaluated on one run's aggregated results (pure)."""
 
-from . import results
+from . import results, sweep
 from .sweep import format_bytes
 
 KIB, MIB = 1 << 10, 1 << 20
@@ -39,7 +39,7 @@ def evaluate(grouped, peers):
         for lo, hi, drop in own:
             shown, reps = results.cliff_repetitions(libs["rcoll"], lo, hi)
             cliffs.append({"op": op, "ranks": ranks, "from": lo, "to": hi, "drop": drop, "in_reps": shown,
-                           "reps": reps})
+                           "reps": reps, "across_jobs": sweep.band_of(lo) != sweep.band_of(hi)})
         counts = {p: len(_cliffs_of(libs[p])) for p in peers if p in libs}
         if counts:
             peer_cliffs.append({"op": op, "ranks": ranks, "rcoll": len(own), "peers": counts})
@@ -66,8 +66,9 @@ def markdown(evaluation):
         lines.append("rcoll cliffs (busbw drops > 15 % to the next larger size, from 64 KiB up; in how many "
                      "repetitions the drop shows too):")
         for c in evaluation["cliffs"]:
+            apart = "; the two sizes ran in different jobs (bands)" if c.get("across_jobs") else ""
             lines.append(f"- {c['op']} {c['ranks']} ranks: {format_bytes(c['from'])} → "
-                         f"{format_bytes(c['to'])}: −{100 * c['drop']:.0f} % ({c['in_reps']} of {c['reps']})")
+                         f"{format_bytes(c['to'])}: −{100 * c['drop']:.0f} % ({c['in_reps']} of {c['reps']}{apart})")
     else:
         lines.append("rcoll cliffs (busbw drops > 15 % to the next larger size, from 64 KiB up): none.")
     if evaluation.get("peer_cliffs"):

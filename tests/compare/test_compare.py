@@ -93,9 +93,24 @@ class PureFunctions(unittest.TestCase):
         self.assertEqual([(c["from"], c["in_reps"], c["reps"]) for c in evaluation["cliffs"]], [(k128, 2, 3)])
         self.assertEqual(evaluation["peer_cliffs"],
                          [{"op": "bcast", "ranks": 2, "rcoll": 1, "peers": {"openmpi": 1}}])
+        self.assertFalse(evaluation["cliffs"][0]["across_jobs"])  # both in the medium band
         text = targets.markdown(evaluation)
         self.assertIn("(2 of 3)", text)
         self.assertIn("| bcast | 2 | 1 | 1 |", text)
+
+    def test_cliff_across_a_band_boundary_says_so(self):
+        def timed(t):
+            return {"time_us": t, "reps_us": [t], "errors": 0}
+        lo, hi = 4 * MIB, 4 * MIB + 4  # the last medium size and the first large one
+        self.assertNotEqual(sweep.band_of(lo), sweep.band_of(hi))
+        self.assertEqual(sweep.band_of(8), "small")
+        self.assertEqual(sweep.band_of(64 * MIB), "large")
+        rcoll = {lo: timed(100.0), hi: timed(150.0)}
+        for b, c in rcoll.items():
+            c["busbw_GBps"] = b / c["time_us"]
+        evaluation = targets.evaluate({("allreduce", 4): {"rcoll": rcoll}}, ["openmpi"])
+        self.assertEqual([c["across_jobs"] for c in evaluation["cliffs"]], [True])
+        self.assertIn("(1 of 1; the two sizes ran in different jobs (bands))", targets.markdown(evaluation))
 
     def test_aggregate_orders_repetitions(self):
         samples = [{"lib": "rcoll", "op": "bcast", "ranks": 2, "bytes": 8, "time_us": t, "errors": 0, "rep": r}
