@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <string>
 
 #include "common/log.hpp"
 #include "rcoll/errors.hpp"
@@ -44,6 +45,20 @@ std::uint32_t knock_qpn(std::uint64_t token_hash, int rank, int peer, int size) 
   const std::uint64_t pair = static_cast<std::uint64_t>(rank) * static_cast<std::uint64_t>(size) +
                              static_cast<std::uint64_t>(peer);
   return 0xf00000u | static_cast<std::uint32_t>((token_hash + pair) & 0xfffffu);
+}
+
+// Why a connect came back REJECTED, from the InfiniBand CM's reject reason
+// (RoCE uses the same): a consumer's reject (rcoll's rdma_reject, or the
+// kernel's for a listener whose process is exiting), no listener (the
+// process or its transport is gone), or the CM's stale-connection check.
+// Seen in the rxe guest when a rank is killed: 8 and 28.
+std::string rejection(int status) {
+  switch (status) {
+    case 28: return "rejected by the peer or its exiting process (status 28)";
+    case 8: return "no rdma_cm listener at the peer's address (status 8: its process or transport is gone)";
+    case 10: return "refused by the connection manager as a stale connection (status 10)";
+    default: return "rejected (status " + std::to_string(status) + ")";
+  }
 }
 
 enum class Role : std::uint32_t { connect = 1, knock = 2, accept = 3 };
@@ -212,7 +227,7 @@ class CmConnector final : public Connector {
       case RDMA_CM_EVENT_ESTABLISHED: return on_established(peer, event);
       case RDMA_CM_EVENT_REJECTED:
         if (role_of(event.id) == Role::knock) return on_knock_rejected(q, event);
-        throw IoError(rank(), q, "rdma_cm connect", "rejected by the peer (status " + std::to_string(event.status) + ")");
+        throw IoError(rank(), q, "rdma_cm connect", rejection(event.status));
       case RDMA_CM_EVENT_DISCONNECTED:
         if (peer.link() == Peer::Link::connected) peer.poll();  // take what arrived before the close
         throw IoError(rank(), q, "rdma_cm", "peer disconnected");
