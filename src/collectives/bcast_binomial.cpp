@@ -30,6 +30,7 @@ void forward_segments(const Context& ctx, const TreeLinks& links, std::byte* buf
     std::size_t pieces;
   };
   std::vector<Edge> outgoing;
+  outgoing.reserve(links.children.size());
   std::size_t steps = segments;
   for (std::size_t i = 0; i < links.children.size(); ++i) {
     const std::size_t piece = outgoing_segment(links, i, cut);
@@ -37,6 +38,7 @@ void forward_segments(const Context& ctx, const TreeLinks& links, std::byte* buf
     steps = std::max(steps, outgoing.back().pieces);
   }
   std::vector<RecvItem> items;
+  if (!root) items.reserve(segments);
   if (!root)
     for (std::size_t s = 0; s < segments; ++s) {
       const Range seg = segment_range(bytes, incoming, s);

@@ -33,6 +33,7 @@ void RequestList::add(transport::RequestPtr request) {
   // Completed requests carry nothing worth keeping; dropping them keeps
   // long pipelines from scanning thousands of finished sends in every wait.
   // (Amortised: the threshold doubles with what is still pending.)
+  if (requests_.capacity() == 0) requests_.reserve(first_capacity);  // one allocation for a small collective
   if (requests_.size() >= compact_at_) {
     std::erase_if(requests_, [](const transport::RequestPtr& r) {
       return r->state() == transport::Request::State::done;

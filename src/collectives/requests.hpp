@@ -29,6 +29,7 @@ class RequestList {
 
  private:
   const Context& ctx_;
+  static constexpr std::size_t first_capacity = 8;
   std::vector<transport::RequestPtr> requests_;
   std::size_t compact_at_ = 64;
 };

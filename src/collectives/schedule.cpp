@@ -1,6 +1,7 @@
 #include "collectives/schedule.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 
 namespace rcoll::collectives {
@@ -55,6 +56,13 @@ TreeLinks binomial_tree(int rank, int size, int root, TreeLayout layout) {
   TreeLinks links;
   if (v != 0) links.parent = rank_at(v & (v - 1));
   links.parent_is_root = v != 0 && (v & (v - 1)) == 0;
+  // At most one child per bit below v's lowest set bit (every bit for the
+  // root): sized once, as small collectives build a tree per call.
+  const int bound = v == 0 ? ceil_log2(size) : std::countr_zero(static_cast<unsigned>(v));
+  if (bound > 0) {
+    links.children.reserve(static_cast<std::size_t>(bound));
+    links.child_sizes.reserve(static_cast<std::size_t>(bound));
+  }
   for (int mask = 1; mask < size; mask <<= 1) {
     if (v & mask) break;
     if (v + mask < size) {
