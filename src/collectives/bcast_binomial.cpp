@@ -38,12 +38,13 @@ void forward_segments(const Context& ctx, const TreeLinks& links, std::byte* buf
     steps = std::max(steps, outgoing.back().pieces);
   }
   std::vector<RecvItem> items;
-  if (!root) items.reserve(segments);
-  if (!root)
+  if (!root) {
+    items.reserve(segments);
     for (std::size_t s = 0; s < segments; ++s) {
       const Range seg = segment_range(bytes, incoming, s);
       items.push_back({links.parent, step, buf + seg.offset, seg.count});
     }
+  }
   RequestList sends(ctx);
   RecvWindow receives(ctx, std::move(items), window);
   for (std::size_t s = 0; s < steps; ++s) {

@@ -192,13 +192,21 @@ class CmConnector final : public Connector {
     auto decoded = decode_cm_private(event.param.conn.private_data, event.param.conn.private_data_len);
     if (!decoded.value) throw IoError(rank(), expected_peer, "rdma_cm connect", decoded.problem);
     const CmPrivate& data = *decoded.value;
-    if (data.token_hash != setup_.token_hash)
-      throw IoError(rank(), static_cast<int>(data.rank), "rdma_cm connect", "peer presented a different job token");
+    if (std::string why = misaddressed(data, expected_peer); !why.empty()) {
+      const bool other_job = data.token_hash != setup_.token_hash;  // then name the rank it claims to be
+      throw IoError(rank(), other_job ? static_cast<int>(data.rank) : expected_peer, "rdma_cm connect", why);
+    }
+    return data;
+  }
+
+  // Why `data` is not from `expected_peer` (-1: any rank) of this job to
+  // this rank; empty when it is.
+  std::string misaddressed(const CmPrivate& data, int expected_peer) const {
+    if (data.token_hash != setup_.token_hash) return "peer presented a different job token";
     if (data.peer != static_cast<std::uint32_t>(rank()) ||
         (expected_peer >= 0 && data.rank != static_cast<std::uint32_t>(expected_peer)))
-      throw IoError(rank(), expected_peer, "rdma_cm connect", "connection meant for ranks " +
-                                                                  std::to_string(data.rank) + "->" + std::to_string(data.peer));
-    return *decoded.value;
+      return "connection meant for ranks " + std::to_string(data.rank) + "->" + std::to_string(data.peer);
+    return {};
   }
 
   rdma_conn_param conn_param(const CmPrivate& data) const {
@@ -269,17 +277,14 @@ class CmConnector final : public Connector {
       data = remote_private(event, -1);
     } catch (const IoError& e) {
       log::warn("rdma: refused an rdma_cm connection: {}", e.what());
-      rdma_reject(id.get(), nullptr, 0);
-      graveyard_.push_back(std::move(id));
-      return;
+      return reject(std::move(id));
     }
     int q = static_cast<int>(data.rank);
     if (q < 0 || q >= static_cast<int>(peers.size()) || q == rank()) return reject(std::move(id));
     Peer& peer = *peers[static_cast<std::size_t>(q)];
     if ((data.flags & cm_knock) != 0 || q > rank()) {  // a knock: we are the one to connect
-      CmPrivate heard = local_private(Role::knock, q);  // tells the knocker it reached us
-      rdma_reject(id.get(), &heard, sizeof(heard));
-      graveyard_.push_back(std::move(id));
+      const CmPrivate heard = local_private(Role::knock, q);  // tells the knocker it reached us
+      reject(std::move(id), &heard);
       if (peer.link() == Peer::Link::idle) start(peer);
       return;
     }
@@ -312,9 +317,7 @@ class CmConnector final : public Connector {
   // again after a pause that doubles each time, until the deadline.
   void on_knock_rejected(int q, const rdma_cm_event& event) {
     auto sign = decode_cm_private(event.param.conn.private_data, event.param.conn.private_data_len);
-    bool heard = sign.value && sign.value->rank == static_cast<std::uint32_t>(q) &&
-                 sign.value->peer == static_cast<std::uint32_t>(rank()) && sign.value->token_hash == setup_.token_hash;
-    if (heard) return bury(q);
+    if (sign.value && misaddressed(*sign.value, q).empty()) return bury(q);
     auto it = pending_.find(q);
     if (it == pending_.end() || it->second.role != Role::knock || !it->second.id) return;
     Pending& p = it->second;
@@ -348,8 +351,9 @@ class CmConnector final : public Connector {
     return moved;
   }
 
-  void reject(CmIdPtr id) {
-    rdma_reject(id.get(), nullptr, 0);
+  // Rejects a request, with `sign` as private data when given.
+  void reject(CmIdPtr id, const CmPrivate* sign = nullptr) {
+    rdma_reject(id.get(), sign, sign != nullptr ? sizeof(*sign) : 0);
     graveyard_.push_back(std::move(id));
   }
 
