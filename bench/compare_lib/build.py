@@ -57,14 +57,21 @@ def build(root, out_dir, programs, log):
             continue
         argv = command(root, program, output)
         log(f"compare: building {program}")
-        done = subprocess.run(argv, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            status[program] = f"build failed: {' '.join(argv)}\n{done.stderr[-2000:]}"
-            if os.path.exists(output):
-                os.remove(output)
-        else:
-            status[program] = None
+        status[program] = _compile(argv)
+        if status[program] and os.path.exists(output):
+            os.remove(output)
     return status
+
+
+def _compile(argv):
+    """None when argv built its program, else why not (one line first)."""
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    except OSError as e:  # no compiler at all, e.g. on a machine that only runs binaries
+        return f"build failed: cannot run {argv[0]}: {e.strerror}"
+    if done.returncode != 0:
+        return f"build failed: {' '.join(argv)}\n{done.stderr[-2000:]}"
+    return None
 
 
 def programs_for(libs):

@@ -12,12 +12,13 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 SOURCE = os.environ.get("RCOLL_SOURCE_DIR") or os.path.abspath(
     os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
 sys.path.insert(0, os.path.join(SOURCE, "bench"))
 
-from compare_lib import report, results, schedule, sweep, targets  # noqa: E402
+from compare_lib import build, report, results, schedule, sweep, targets  # noqa: E402
 
 MIB = 1 << 20
 
@@ -141,6 +142,16 @@ class PureFunctions(unittest.TestCase):
         jobs = schedule.plan(["allreduce"], [2], [("small", [8], 5, 1)], 2, ["rcoll", "openmpi", "gloo"])
         self.assertEqual([j.lib for j in jobs], ["rcoll", "openmpi", "gloo", "openmpi", "gloo", "rcoll"])
         self.assertEqual([j.rep for j in jobs], [0, 0, 0, 1, 1, 1])
+
+    def test_build_without_a_compiler_is_a_note(self):
+        # A machine that only runs binaries (the RDMA guest) has no g++: the
+        # program is reported as not built, and the tool goes on without it.
+        spec = ("no-such-compiler-rcoll",) + build.PROGRAMS["tcp_stream"][1:]
+        with tempfile.TemporaryDirectory() as out, mock.patch.dict(build.PROGRAMS, {"tcp_stream": spec}):
+            status = build.build(SOURCE, out, ["tcp_stream"], lambda _: None)
+            self.assertFalse(os.path.exists(os.path.join(out, "tcp_stream")))
+        self.assertEqual(status["tcp_stream"].splitlines()[0],
+                         "build failed: cannot run no-such-compiler-rcoll: No such file or directory")
 
     def test_rewrite_block(self):
         text = f"# Doc\nbefore\n{report.BEGIN}\nold\n{report.END}\nafter\n"
