@@ -1,7 +1,8 @@
 #!/bin/bash
 # guest-suite.sh - the RDMA test suite. Runs INSIDE the rxe guest started by
 # rxe-vm.sh, from the payload: /work/build (the build tree), /work/tools,
-# /work/tests/rdma, /work/tests/faults (kill_check.py). Checks, in order:
+# /work/bench (bench/compare), /work/tests/rdma, /work/tests/faults
+# (kill_check.py). Checks, in order:
 #   device_<dev>     ibv_devinfo shows the rxe port PORT_ACTIVE
 #   ib_send_lat      perftest, server and client in the guest over RoCE v2
 #   ib_write_bw      (raw outputs and summary.txt kept in OUT/perftest/)
