@@ -41,8 +41,11 @@ struct Options {
   bool check = false;
   // RCOLL_CALIBRATE (default 1): at creation, ranks 0 and 1 measure the
   // link's latency and bandwidth and rank 0 the reduction speed (a few ms),
-  // and the algorithm choice uses those figures; 0 uses fixed per-transport
-  // estimates instead. Must be the same on every rank. Ignored for one rank.
+  // and the algorithm choice uses those figures; where all ranks are on one
+  // host with fewer cores than ranks, every rank also times the allreduce
+  // algorithms (tens of ms) and small allreduce follows those times. 0 uses
+  // fixed per-transport estimates instead, without either. Must be the same
+  // on every rank. Ignored for one rank.
   bool calibrate = true;
 };
 

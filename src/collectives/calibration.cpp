@@ -21,12 +21,6 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-double median(std::vector<double> values) {
-  auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
-  std::nth_element(values.begin(), middle, values.end());
-  return *middle;
-}
-
 // The smallest value a measured field may take: a clock tick rounded to
 // zero must not make a cost free (or a rate infinite).
 constexpr double floor_seconds = 1e-15;
@@ -74,6 +68,13 @@ class PingPong {
 };
 
 }  // namespace
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
+}
 
 std::optional<LinkCost> measure_link_pair(transport::Transport& transport, transport::Tag tag, Deadline deadline,
                                           const CalibrationPlan& plan) {

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "collectives/cost_model.hpp"
 #include "common/deadline.hpp"
@@ -40,6 +41,9 @@ struct CalibrationPlan {
 // when the peer fails.
 std::optional<LinkCost> measure_link_pair(transport::Transport& transport, transport::Tag tag, Deadline deadline,
                                           const CalibrationPlan& plan = {});
+
+// The middle value (the upper one of an even count); 0 for none.
+double median(std::vector<double> values);
 
 // Seconds per byte of collectives::reduce_into (float32 sum), median of `rounds`.
 double measure_reduce_gamma(std::size_t bytes, int rounds);

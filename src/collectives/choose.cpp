@@ -5,6 +5,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <array>
+#include <span>
 #include <string>
 
 #include "collectives/collectives.hpp"
@@ -32,23 +33,13 @@ Algo argmin(const std::array<Algo, N>& candidates, Cost cost) {
   return best;
 }
 
-std::string human_bytes(std::size_t bytes) {
-  constexpr std::array units{"B", "KiB", "MiB", "GiB", "TiB"};
-  if (bytes < 1024) return fmt::format("{} B", bytes);
-  double value = static_cast<double>(bytes);
-  std::size_t unit = 0;
-  while (value >= 1024 && unit + 1 < units.size()) {
-    value /= 1024;
-    ++unit;
-  }
-  return fmt::format("{:.4g} {}", value, units[unit]);
-}
-
-// Sorted last sizes of the pieces on which every cost is linear in the size.
-std::vector<std::size_t> piece_ends(std::size_t segment) {
+// Sorted last sizes of the pieces on which every cost is linear in the
+// size: powers of two, multiples of `segment` (0: none), and `extra`.
+std::vector<std::size_t> piece_ends(std::size_t segment, std::span<const std::size_t> extra = {}) {
   std::vector<std::size_t> ends{0};
   for (int e = 0; e <= ChoiceTable::max_exponent; ++e) ends.push_back(std::size_t{1} << e);
   for (std::size_t k = 1; segment > 0 && k <= ChoiceTable::exact_segments; ++k) ends.push_back(k * segment);
+  ends.insert(ends.end(), extra.begin(), extra.end());
   std::sort(ends.begin(), ends.end());
   ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
   return ends;
@@ -92,8 +83,22 @@ void append_ranges(std::string& out, const char* name, const std::vector<SizeRan
 
 }  // namespace
 
-AllreduceAlgo cheapest_allreduce(std::size_t bytes, int size, const LinkCost& link) {
+std::string human_bytes(std::size_t bytes) {
+  constexpr std::array units{"B", "KiB", "MiB", "GiB", "TiB"};
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  double value = static_cast<double>(bytes);
+  std::size_t unit = 0;
+  while (value >= 1024 && unit + 1 < units.size()) {
+    value /= 1024;
+    ++unit;
+  }
+  return fmt::format("{:.4g} {}", value, units[unit]);
+}
+
+AllreduceAlgo cheapest_allreduce(std::size_t bytes, int size, const LinkCost& link, const AllreduceTimes* measured) {
   if (size <= 1) return AllreduceAlgo::recursive_doubling;
+  if (measured != nullptr && bytes <= measured->bytes[1])
+    return argmin(allreduce_candidates, [&](AllreduceAlgo a) { return *measured_seconds(*measured, a, bytes); });
   return argmin(allreduce_candidates, [&](AllreduceAlgo a) { return allreduce_cost(a, bytes, size, link); });
 }
 
@@ -104,13 +109,18 @@ BcastAlgo cheapest_bcast(std::size_t bytes, int size, const LinkCost& link, std:
                 [&](BcastAlgo a) { return bcast_cost(a, bytes, size, link, segment, shared_cores); });
 }
 
-ChoiceTable::ChoiceTable(int size, const LinkCost& link, std::size_t segment, int shared_cores)
+ChoiceTable::ChoiceTable(int size, const LinkCost& link, std::size_t segment, int shared_cores,
+                         std::optional<AllreduceTimes> measured)
     : size_(size),
       link_(link),
       segment_(std::max<std::size_t>(segment, 1)),
-      shared_cores_(std::max(shared_cores, 0)) {
-  allreduce_ = build_ranges<AllreduceAlgo>([&](std::size_t b) { return cheapest_allreduce(b, size_, link_); },
-                                           piece_ends(0));
+      shared_cores_(std::max(shared_cores, 0)),
+      measured_(measured) {
+  const AllreduceTimes* times = measured_ ? &*measured_ : nullptr;
+  std::span<const std::size_t> measured_sizes;  // more ends: the times are linear between them
+  if (times != nullptr) measured_sizes = times->bytes;
+  allreduce_ = build_ranges<AllreduceAlgo>([&](std::size_t b) { return cheapest_allreduce(b, size_, link_, times); },
+                                           piece_ends(0, measured_sizes));
   bcast_ = build_ranges<BcastAlgo>(
       [&](std::size_t b) { return cheapest_bcast(b, size_, link_, segment_, shared_cores_); }, piece_ends(segment_));
 }
@@ -121,6 +131,9 @@ std::string ChoiceTable::describe(std::string_view source) const {
       "{} segments{})\n",
       size_, source, link_.alpha * 1e6, 1e-9 / link_.beta, 1e-9 / link_.gamma, human_bytes(segment_),
       shared_cores_ > 0 ? fmt::format("; all ranks share {} cores", shared_cores_) : std::string());
+  if (measured_)
+    fmt::format_to(std::back_inserter(out), "allreduce up to {} by times measured on the shared cores: {}\n",
+                   human_bytes(measured_->bytes[1]), collectives::describe(*measured_));
   append_ranges(out, "allreduce", allreduce_);
   append_ranges(out, "bcast", bcast_);
   out.pop_back();  // the last line's newline: the caller ends the text

@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <cstddef>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "collectives/cost_model.hpp"
+#include "collectives/measured_allreduce.hpp"
 #include "rcoll/options.hpp"
 
 namespace rcoll::collectives {
@@ -19,10 +21,16 @@ namespace rcoll::collectives {
 // cheaper by more than a relative 1e-9 to displace an earlier one, so exact
 // ties (and rounding noise around them) always resolve the same way.
 // Candidate order: allreduce rd, tree, ring; bcast binomial, scatter_allgather, chain.
-AllreduceAlgo cheapest_allreduce(std::size_t bytes, int size, const LinkCost& link);
+// With `measured` (non-null), sizes up to its larger size go by its times
+// instead of the model (measured_allreduce.hpp).
+AllreduceAlgo cheapest_allreduce(std::size_t bytes, int size, const LinkCost& link,
+                                 const AllreduceTimes* measured = nullptr);
 // `shared_cores` as in bcast_cost (0: links independent).
 BcastAlgo cheapest_bcast(std::size_t bytes, int size, const LinkCost& link, std::size_t segment,
                          int shared_cores = 0);
+
+// "512 B", "256 KiB", "1.5 MiB": sizes in tables and logs.
+std::string human_bytes(std::size_t bytes);
 
 template <typename Algo>
 struct SizeRange {
@@ -45,8 +53,10 @@ class ChoiceTable {
   // `segment` > 0: the pipeline segment the chain bcast runs with.
   // `shared_cores` > 0: all ranks run on one host with that many cores
   // (bcast_cost); the communicator passes it when the ranks share them
-  // (CoreSharing::ranks_share_cores).
-  ChoiceTable(int size, const LinkCost& link, std::size_t segment, int shared_cores = 0);
+  // (CoreSharing::ranks_share_cores), and then also the allreduce times it
+  // measured (`measured`, plausible(); see cheapest_allreduce).
+  ChoiceTable(int size, const LinkCost& link, std::size_t segment, int shared_cores = 0,
+              std::optional<AllreduceTimes> measured = std::nullopt);
 
   AllreduceAlgo allreduce(std::size_t bytes) const { return find(allreduce_, bytes); }
   BcastAlgo bcast(std::size_t bytes) const { return find(bcast_, bytes); }
@@ -54,6 +64,7 @@ class ChoiceTable {
   const std::vector<SizeRange<AllreduceAlgo>>& allreduce_ranges() const noexcept { return allreduce_; }
   const std::vector<SizeRange<BcastAlgo>>& bcast_ranges() const noexcept { return bcast_; }
   const LinkCost& link() const noexcept { return link_; }
+  const std::optional<AllreduceTimes>& measured() const noexcept { return measured_; }
 
   // Printable table: a header with alpha, beta, gamma (saying `source`, e.g.
   // "measured" or "fallback estimate") and lines "from .. to -> algorithm",
@@ -73,6 +84,7 @@ class ChoiceTable {
   LinkCost link_;
   std::size_t segment_;
   int shared_cores_;
+  std::optional<AllreduceTimes> measured_;
   std::vector<SizeRange<AllreduceAlgo>> allreduce_;
   std::vector<SizeRange<BcastAlgo>> bcast_;
 };

@@ -3,12 +3,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "bootstrap/tcp_server.hpp"
 #include "collectives/collectives.hpp"
+#include "comm/allreduce_timing.hpp"
 #include "comm/call_check.hpp"
 #include "comm/status_report.hpp"
 #include "comm/tags.hpp"
@@ -62,10 +64,11 @@ CommImpl::CommImpl(const Options& options, const JoinFunction& join,
   status::track(state_);
   log::info("joined: rank {} of {}, transport {}", options_.rank, options_.size, transport_name_);
   link_model_ = calibrate_link(options_, *transport_, *bootstrap_, deadline);
-  // Ranks that share this host's cores also share the copies of the bcast links (bcast_cost).
-  const int shared_cores = ranks_share_cores_ ? CoreSharing::host_cpus() : 0;
-  choices_.emplace(options_.size, link_model_.link, segment_bytes(), shared_cores);
   if (link_model_.measured) log::debug("calibration took {:.2f} ms", link_model_.seconds * 1e3);
+  // Ranks that share this host's cores also share the copies of the bcast
+  // links (bcast_cost), and their allreduce is timed, not modelled.
+  const int shared_cores = ranks_share_cores_ ? CoreSharing::host_cpus() : 0;
+  choices_.emplace(options_.size, link_model_.link, segment_bytes(), shared_cores, shared_core_timing(deadline));
   if (options_.rank == 0 && log::get().should_log(spdlog::level::info))
     log::info("transport {}: {}", transport_name_, choices_->describe(link_model_.source()));
   if (options_.rank == 0 && tree_layout_ == collectives::TreeLayout::alternating)
@@ -74,6 +77,15 @@ CommImpl::CommImpl(const Options& options, const JoinFunction& join,
 }
 
 CommImpl::~CommImpl() = default;
+
+std::optional<collectives::AllreduceTimes> CommImpl::shared_core_timing(Deadline deadline) {
+  if (!ranks_share_cores_ || !link_model_.measured) return std::nullopt;
+  const auto start = std::chrono::steady_clock::now();
+  collectives::AllreduceTimes times = time_allreduce_algorithms(*transport_, segment_bytes(), deadline);
+  log::debug("allreduce timing on shared cores took {:.2f} ms",
+             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  return times;
+}
 
 transport::Transport& CommImpl::transport() {
   if (!transport_) ensure_usable("transport");

@@ -120,6 +120,9 @@ class CommImpl {
   [[noreturn]] void fail(const CallInfo& call);
   void break_down(int peer, const Error& error);
   std::uint64_t next_sequence() noexcept { return sequence_++; }
+  // Where ranks share cores and the link was measured: the allreduce
+  // candidates timed on this communicator (allreduce_timing.hpp); else none.
+  std::optional<collectives::AllreduceTimes> shared_core_timing(Deadline deadline);
   std::size_t segment_bytes() const;
   // IoError once the communicator failed.
   const transport::Capabilities& capabilities() const;

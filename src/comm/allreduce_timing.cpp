@@ -1,0 +1,86 @@
+#include "comm/allreduce_timing.hpp"
+
+#include <spdlog/fmt/fmt.h>
+
+#include <chrono>
+#include <vector>
+
+#include "collectives/calibration.hpp"
+#include "collectives/choose.hpp"
+#include "collectives/collectives.hpp"
+#include "comm/tags.hpp"
+
+namespace rcoll::detail {
+namespace {
+
+constexpr std::size_t candidates = collectives::AllreduceTimes::algos.size();
+
+// Runs the timing calls in their own tag range, one sequence number each.
+class TimingCalls {
+ public:
+  TimingCalls(transport::Transport& transport, std::size_t segment_bytes, Deadline deadline)
+      : transport_(transport), segment_bytes_(segment_bytes), deadline_(deadline) {}
+
+  // Seconds of one allreduce of `count` elements from `send` into `recv`.
+  template <typename T>
+  double run(AllreduceAlgo algo, const T* send, T* recv, std::size_t count, DataType type, ReduceOp op) {
+    const std::uint64_t sequence = next_++;
+    auto label = [&] {
+      return fmt::format("start-up allreduce timing #{} ({}, {})", sequence - timing_sequence_base,
+                         to_string(algo), collectives::human_bytes(count * sizeof(T)));
+    };
+    const collectives::Context ctx{transport_, collective_tag_base(sequence), deadline_, segment_bytes_,
+                                   LazyText(label), collectives::TreeLayout::contiguous, true};
+    const auto start = std::chrono::steady_clock::now();
+    collectives::allreduce(ctx, algo, send, recv, count, type, op);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+ private:
+  transport::Transport& transport_;
+  std::size_t segment_bytes_;
+  Deadline deadline_;
+  std::uint64_t next_ = timing_sequence_base;
+};
+
+}  // namespace
+
+collectives::AllreduceTimes time_allreduce_algorithms(transport::Transport& transport, std::size_t segment_bytes,
+                                                      Deadline deadline, const AllreduceTimingPlan& plan) {
+  TimingCalls calls(transport, segment_bytes, deadline);
+  std::vector<float> send(plan.bytes[1] / sizeof(float), 1.0f);
+  std::vector<float> recv(send.size());
+  // This rank's time of every timed call, size by size, candidate by candidate.
+  std::vector<double> seconds;
+  for (std::size_t s = 0; s < plan.bytes.size(); ++s) {
+    const std::size_t count = plan.bytes[s] / sizeof(float);
+    const auto per_algo = static_cast<std::size_t>(plan.rounds * plan.timed[s]);
+    const std::size_t base = seconds.size();
+    seconds.resize(base + candidates * per_algo);
+    for (int round = 0; round < plan.rounds; ++round)
+      for (std::size_t k = 0; k < candidates; ++k) {
+        const std::size_t a = (k + static_cast<std::size_t>(round)) % candidates;
+        const AllreduceAlgo algo = collectives::AllreduceTimes::algos[a];
+        for (int i = 0; i < plan.warmups; ++i)
+          calls.run(algo, send.data(), recv.data(), count, DataType::float32, ReduceOp::sum);
+        double* out = &seconds[base + a * per_algo + static_cast<std::size_t>(round * plan.timed[s])];
+        for (int i = 0; i < plan.timed[s]; ++i)
+          out[i] = calls.run(algo, send.data(), recv.data(), count, DataType::float32, ReduceOp::sum);
+      }
+  }
+  // Per call the slowest rank, as rcoll-bench counts: the same doubles everywhere.
+  calls.run(AllreduceAlgo::recursive_doubling, seconds.data(), seconds.data(), seconds.size(), DataType::float64,
+            ReduceOp::max);
+  collectives::AllreduceTimes times;
+  times.bytes = plan.bytes;
+  auto next = seconds.begin();
+  for (std::size_t s = 0; s < plan.bytes.size(); ++s)
+    for (std::size_t a = 0; a < candidates; ++a) {
+      const auto per_algo = static_cast<std::ptrdiff_t>(plan.rounds * plan.timed[s]);
+      times.seconds[a][s] = collectives::median(std::vector<double>(next, next + per_algo));
+      next += per_algo;
+    }
+  return times;
+}
+
+}  // namespace rcoll::detail

@@ -1,0 +1,39 @@
+// Timing the allreduce algorithms on the communicator's own ranks at
+// start-up, for ranks that share the host's cores: there the choice
+// follows these times instead of the link model (collectives/
+// measured_allreduce.hpp says why).
+//
+// Every rank runs every candidate at both sizes (float32 sums) as
+// rcoll-bench does: calls of one candidate back to back, each timed on its
+// own, per call the slowest rank (a max over the ranks, which also makes
+// the result the same doubles on every rank, so that every rank builds the
+// same ChoiceTable), the median over the calls. The candidates take turns
+// in rounds, each round in another order, so that a neighbour's burst of
+// load hits all of them alike. About 20 ms on 4 TCP ranks of 2 cores.
+#pragma once
+
+#include <array>
+#include <cstddef>
+
+#include "collectives/measured_allreduce.hpp"
+#include "collectives/schedule.hpp"
+#include "common/deadline.hpp"
+#include "transport/transport.hpp"
+
+namespace rcoll::detail {
+
+struct AllreduceTimingPlan {
+  std::array<std::size_t, 2> bytes{8, std::size_t{256} << 10};
+  int rounds = 3;                  // turns of every candidate per size
+  int warmups = 1;                 // untimed calls per turn, first
+  std::array<int, 2> timed{10, 3};  // timed calls per turn, per size: small calls are cheap and noisier
+};
+
+// Collective: every rank of `transport` calls it with the same arguments,
+// before any other collective (its tags lie in a sequence range of their
+// own, comm/tags.hpp). Errors as a collective's: TimeoutError at
+// `deadline`, IoError when a peer fails, each naming the timing step.
+collectives::AllreduceTimes time_allreduce_algorithms(transport::Transport& transport, std::size_t segment_bytes,
+                                                      Deadline deadline, const AllreduceTimingPlan& plan = {});
+
+}  // namespace rcoll::detail

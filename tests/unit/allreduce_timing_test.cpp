@@ -1,0 +1,212 @@
+// The allreduce choice on shared cores: times measured on the ranks
+// themselves (comm/allreduce_timing), how the choice table reads them
+// (collectives/measured_allreduce, ChoiceTable), and the communicator
+// that measures them where its ranks outnumber the cores.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bootstrap/in_memory.hpp"
+#include "collectives/choose.hpp"
+#include "collectives/measured_allreduce.hpp"
+#include "comm/allreduce_timing.hpp"
+#include "comm/comm_impl.hpp"
+#include "comm/core_sharing.hpp"
+#include "rcoll/errors.hpp"
+#include "support/run_ranks.hpp"
+#include "support/transport_fixture.hpp"
+
+namespace rcoll {
+namespace {
+
+using namespace std::chrono_literals;
+using collectives::AllreduceTimes;
+using collectives::ChoiceTable;
+using collectives::LinkCost;
+
+constexpr auto rd = AllreduceAlgo::recursive_doubling;
+constexpr auto tree = AllreduceAlgo::tree;
+constexpr auto ring = AllreduceAlgo::ring;
+constexpr std::size_t kib = 1024;
+
+// rd, tree, ring at 8 B and 256 KiB, in microseconds.
+AllreduceTimes times_us(std::array<double, 2> rd_us, std::array<double, 2> tree_us, std::array<double, 2> ring_us) {
+  AllreduceTimes t;
+  t.bytes = {8, 256 * kib};
+  t.seconds = {{{rd_us[0] * 1e-6, rd_us[1] * 1e-6}, {tree_us[0] * 1e-6, tree_us[1] * 1e-6},
+                {ring_us[0] * 1e-6, ring_us[1] * 1e-6}}};
+  return t;
+}
+
+bool same_bits(const AllreduceTimes& a, const AllreduceTimes& b) {
+  return a.bytes == b.bytes && std::memcmp(&a.seconds, &b.seconds, sizeof(a.seconds)) == 0;
+}
+
+// ------------------------------------------------------------ reading the times
+
+TEST(MeasuredAllreduce, FlatBelowLinearBetweenNothingAbove) {
+  const AllreduceTimes t = times_us({60, 900}, {40, 400}, {70, 500});
+  EXPECT_DOUBLE_EQ(*measured_seconds(t, tree, 0), 40e-6);
+  EXPECT_DOUBLE_EQ(*measured_seconds(t, tree, 8), 40e-6);
+  EXPECT_DOUBLE_EQ(*measured_seconds(t, tree, 256 * kib), 400e-6);
+  const std::size_t middle = 8 + (256 * kib - 8) / 2;
+  EXPECT_NEAR(*measured_seconds(t, rd, middle), 480e-6, 1e-12);
+  EXPECT_FALSE(measured_seconds(t, ring, 256 * kib + 1).has_value());
+  EXPECT_FALSE(measured_seconds(t, AllreduceAlgo::automatic, 8).has_value());
+}
+
+TEST(MeasuredAllreduce, PlausibleNeedsAscendingSizesAndPositiveFiniteTimes) {
+  EXPECT_TRUE(plausible(times_us({60, 900}, {40, 400}, {70, 500})));
+  AllreduceTimes t = times_us({60, 900}, {40, 400}, {70, 500});
+  t.bytes = {256 * kib, 8};
+  EXPECT_FALSE(plausible(t));
+  for (double bad : {0.0, -1.0, std::numeric_limits<double>::infinity(), std::nan("")}) {
+    t = times_us({60, 900}, {40, 400}, {70, 500});
+    t.seconds[2][1] = bad;
+    EXPECT_FALSE(plausible(t)) << bad;
+  }
+}
+
+// ------------------------------------------------------------ the table
+
+const LinkCost link{5e-6, 1 / 6e9, 1 / 30e9};
+
+TEST(MeasuredChoice, TheTimesDecideUpToTheLargerSizeAndTheModelAbove) {
+  // The tree fastest at both sizes, as 4 TCP ranks on 2 cores measure.
+  const AllreduceTimes t = times_us({60, 900}, {40, 400}, {70, 500});
+  const ChoiceTable measured(4, link, 512 * kib, 2, t);
+  const ChoiceTable model(4, link, 512 * kib, 2);
+  for (std::size_t bytes : {std::size_t{0}, std::size_t{8}, 4 * kib, 100 * kib, 256 * kib})
+    EXPECT_EQ(measured.allreduce(bytes), tree) << bytes;
+  for (std::size_t bytes : {256 * kib + 1, 1024 * kib, 64 * 1024 * kib})
+    EXPECT_EQ(measured.allreduce(bytes), model.allreduce(bytes)) << bytes;
+  EXPECT_NE(model.allreduce(8), tree) << "the model alone would not pick the tree here";
+  EXPECT_EQ(measured.bcast_ranges().size(), model.bcast_ranges().size()) << "bcast is not timed";
+}
+
+TEST(MeasuredChoice, SwitchesWhereTheLinesCross) {
+  // rd 20 -> 1020 us, tree 40 -> 540 us: equal at 8 + (256 KiB - 8) * 20 / 500.
+  const AllreduceTimes t = times_us({20, 1020}, {40, 540}, {100, 2000});
+  const ChoiceTable table(4, link, 512 * kib, 2, t);
+  const double cross = 8 + static_cast<double>(256 * kib - 8) * 20.0 / 500.0;
+  const auto below = static_cast<std::size_t>(std::floor(cross)) - 1, above = static_cast<std::size_t>(std::ceil(cross)) + 1;
+  EXPECT_EQ(table.allreduce(below), rd);
+  EXPECT_EQ(table.allreduce(above), tree);
+  const auto& ranges = table.allreduce_ranges();
+  ASSERT_GE(ranges.size(), 2u);
+  EXPECT_EQ(ranges[0].algo, rd);
+  EXPECT_EQ(ranges[1].algo, tree);
+  EXPECT_NEAR(static_cast<double>(ranges[1].from), cross, 1.0);
+  // And the table is cheapest_allreduce's argmin at every size around it.
+  for (std::size_t bytes = below - 50; bytes < above + 50; ++bytes)
+    ASSERT_EQ(table.allreduce(bytes), collectives::cheapest_allreduce(bytes, 4, link, &t)) << bytes;
+}
+
+TEST(MeasuredChoice, TheTableSaysWhatWasMeasured) {
+  const ChoiceTable table(4, link, 512 * kib, 2, times_us({60, 900}, {40, 400}, {70, 500}));
+  const std::string text = table.describe("measured");
+  for (const char* words : {"allreduce up to 256 KiB by times measured on the shared cores",
+                            "rd 60 / 900 us, tree 40 / 400 us, ring 70 / 500 us at 8 B / 256 KiB", "-> tree"})
+    EXPECT_NE(text.find(words), std::string::npos) << words << " missing in:\n" << text;
+}
+
+// ------------------------------------------------------------ timing on real transports
+
+class AllreduceTiming : public test::OnBackend<std::string> {};
+
+// A short plan: the same steps, fewer calls.
+detail::AllreduceTimingPlan quick_plan() {
+  detail::AllreduceTimingPlan plan;
+  plan.bytes = {8, 16 * kib};
+  plan.rounds = 2;
+  plan.timed = {2, 2};
+  return plan;
+}
+
+TEST_P(AllreduceTiming, EveryRankGetsTheSameTimes) {
+  constexpr int size = 3;
+  test::TransportWorld world = test::make_transport_world(GetParam(), size);
+  std::vector<AllreduceTimes> results(size);
+  test::run_ranks(size, [&](int rank) {
+    results[static_cast<std::size_t>(rank)] =
+        detail::time_allreduce_algorithms(world.at(rank), 4 * kib, Deadline::after(60s), quick_plan());
+  });
+  EXPECT_TRUE(plausible(results[0])) << describe(results[0]);
+  EXPECT_EQ(results[0].bytes, quick_plan().bytes);
+  for (int rank = 1; rank < size; ++rank)
+    EXPECT_TRUE(same_bits(results[static_cast<std::size_t>(rank)], results[0]))
+        << "rank " << rank << ": " << describe(results[static_cast<std::size_t>(rank)]) << " vs rank 0: "
+        << describe(results[0]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, AllreduceTiming, ::testing::ValuesIn(test::transport_backends()),
+                         [](const auto& info) { return info.param; });
+
+TEST(AllreduceTimingErrors, AMissingRankTimesOutNamingTheTimingStep) {
+  test::TransportWorld world = test::make_transport_world("inproc", 2);
+  try {
+    detail::time_allreduce_algorithms(world.at(0), 4 * kib, Deadline::after(200ms), quick_plan());
+    FAIL() << "no TimeoutError";
+  } catch (const TimeoutError& e) {
+    EXPECT_NE(std::string(e.what()).find("start-up allreduce timing #0 (rd, 8 B)"), std::string::npos) << e.what();
+  }
+}
+
+// ------------------------------------------------------------ the communicator
+
+// Creates communicators on `size` ranks as threads (TCP, in-memory
+// bootstrap), all of them on this host, and returns each rank's table.
+std::vector<std::optional<AllreduceTimes>> measured_by_comms(int size, bool calibrate) {
+  auto rendezvous = std::make_shared<bootstrap::InMemoryRendezvous>(size);
+  std::vector<std::optional<AllreduceTimes>> measured(static_cast<std::size_t>(size));
+  test::run_ranks(size, [&](int rank) {
+    Options options;
+    options.rank = rank;
+    options.size = size;
+    options.local_size = size;
+    options.bootstrap = "in-memory";
+    options.transport = TransportKind::tcp;
+    options.timeout = 30s;
+    options.calibrate = calibrate;
+    auto join = [&](const std::string& blob, Deadline deadline) { return rendezvous->join(rank, blob, deadline); };
+    detail::CommImpl comm(options, join, nullptr, {});
+    measured[static_cast<std::size_t>(rank)] = comm.choices().measured();
+    for (std::size_t bytes : {std::size_t{8}, 64 * kib, 256 * kib})
+      if (comm.choices().measured())
+        EXPECT_EQ(comm.allreduce_algo_for(bytes),
+                  collectives::cheapest_allreduce(bytes, size, comm.link_model().link, &*comm.choices().measured()));
+  });
+  return measured;
+}
+
+// More ranks than this host's CPUs, so that they share cores (threads here).
+int oversubscribed_size() { return detail::CoreSharing::host_cpus() + 1; }
+
+TEST(SharedCoreComm, TimesItsAllreduceAlikeOnEveryRank) {
+  const int size = oversubscribed_size();
+  if (size > 9) GTEST_SKIP() << "needs more ranks than CPUs: " << size << " threads is too many for a unit test";
+  const auto measured = measured_by_comms(size, true);
+  ASSERT_TRUE(measured[0].has_value()) << "ranks that share cores must time their allreduce";
+  EXPECT_TRUE(plausible(*measured[0])) << describe(*measured[0]);
+  for (int rank = 1; rank < size; ++rank) {
+    ASSERT_TRUE(measured[static_cast<std::size_t>(rank)].has_value()) << rank;
+    EXPECT_TRUE(same_bits(*measured[static_cast<std::size_t>(rank)], *measured[0])) << rank;
+  }
+}
+
+TEST(SharedCoreComm, NoTimingWithoutCalibrationOrSharing) {
+  if (oversubscribed_size() <= 9)
+    for (const auto& m : measured_by_comms(oversubscribed_size(), false)) EXPECT_FALSE(m.has_value());
+  for (const auto& m : measured_by_comms(2, true)) EXPECT_FALSE(m.has_value()) << "2 ranks on this host's cores";
+}
+
+}  // namespace
+}  // namespace rcoll
