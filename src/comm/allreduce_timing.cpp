@@ -2,6 +2,7 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include <algorithm>
 #include <chrono>
 #include <vector>
 
@@ -44,6 +45,14 @@ class TimingCalls {
 };
 
 }  // namespace
+
+double AllreduceTimingPlan::predicted_seconds(int size, int cores, const collectives::LinkCost& link) const {
+  double total = 0;
+  for (std::size_t s = 0; s < bytes.size(); ++s)
+    for (AllreduceAlgo algo : collectives::AllreduceTimes::algos)
+      total += rounds * (warmups + timed[s]) * collectives::allreduce_cost(algo, bytes[s], size, link);
+  return total * size / std::max(cores, 1);
+}
 
 collectives::AllreduceTimes time_allreduce_algorithms(transport::Transport& transport, std::size_t segment_bytes,
                                                       Deadline deadline, const AllreduceTimingPlan& plan) {

@@ -15,6 +15,7 @@
 #include <array>
 #include <cstddef>
 
+#include "collectives/cost_model.hpp"
 #include "collectives/measured_allreduce.hpp"
 #include "collectives/schedule.hpp"
 #include "common/deadline.hpp"
@@ -27,7 +28,18 @@ struct AllreduceTimingPlan {
   int rounds = 3;                  // turns of every candidate per size
   int warmups = 1;                 // untimed calls per turn, first
   std::array<int, 2> timed{10, 3};  // timed calls per turn, per size: small calls are cheap and noisier
+
+  // About how long the whole plan takes on `size` ranks sharing `cores`
+  // cores: the link model's time of every call, times size / cores (the
+  // ranks take turns; on 3-8 TCP ranks of 2 cores this still came out
+  // 1.3-1.7x short). The communicator times only when this is below
+  // timing_budget_seconds: over an emulated or slow network (the
+  // Soft-RoCE guest, alpha 50 us) the timing took seconds, 3.8 s on 4
+  // ranks and 11 s on 8, against 19-81 ms over TCP on this host.
+  double predicted_seconds(int size, int cores, const collectives::LinkCost& link) const;
 };
+
+inline constexpr double timing_budget_seconds = 0.1;
 
 // Collective: every rank of `transport` calls it with the same arguments,
 // before any other collective (its tags lie in a sequence range of their

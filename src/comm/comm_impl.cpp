@@ -80,10 +80,20 @@ CommImpl::~CommImpl() = default;
 
 std::optional<collectives::AllreduceTimes> CommImpl::shared_core_timing(Deadline deadline) {
   if (!ranks_share_cores_ || !link_model_.measured) return std::nullopt;
+  const AllreduceTimingPlan plan;
+  // The same doubles on every rank, so every rank decides alike.
+  const double predicted = plan.predicted_seconds(options_.size, CoreSharing::host_cpus(), link_model_.link);
+  if (predicted > timing_budget_seconds) {
+    if (options_.rank == 0)
+      log::info("allreduce not timed on the shared cores: the link model expects {:.0f} ms (budget {:.0f} ms); "
+                "the model chooses", predicted * 1e3, timing_budget_seconds * 1e3);
+    return std::nullopt;
+  }
   const auto start = std::chrono::steady_clock::now();
-  collectives::AllreduceTimes times = time_allreduce_algorithms(*transport_, segment_bytes(), deadline);
-  log::debug("allreduce timing on shared cores took {:.2f} ms",
-             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  collectives::AllreduceTimes times = time_allreduce_algorithms(*transport_, segment_bytes(), deadline, plan);
+  log::debug("allreduce timing on shared cores took {:.2f} ms (the link model expected {:.2f} ms)",
+             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
+             predicted * 1e3);
   return times;
 }
 

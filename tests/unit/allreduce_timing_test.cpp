@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <iostream>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -162,11 +163,29 @@ TEST(AllreduceTimingErrors, AMissingRankTimesOutNamingTheTimingStep) {
 
 // ------------------------------------------------------------ the communicator
 
+TEST(AllreduceTimingBudget, ScalesWithTheRanksPerCoreAndKeepsSlowNetworksOut) {
+  const detail::AllreduceTimingPlan plan;
+  const double on_4 = plan.predicted_seconds(4, 4, link);
+  EXPECT_GT(on_4, 0);
+  EXPECT_DOUBLE_EQ(plan.predicted_seconds(4, 2, link), 2 * on_4);
+  EXPECT_GT(plan.predicted_seconds(8, 2, link), plan.predicted_seconds(4, 2, link));
+  // This host over TCP, and the Soft-RoCE guest (its calibration measured these).
+  EXPECT_LT(plan.predicted_seconds(8, 2, LinkCost{6e-6, 1 / 5e9, 1 / 27e9}), detail::timing_budget_seconds);
+  EXPECT_GT(plan.predicted_seconds(3, 2, LinkCost{48e-6, 1 / 0.018e9, 1 / 0.12e9}), detail::timing_budget_seconds);
+}
+
+// ------------------------------------------------------------ the communicator
+
+struct CommTiming {
+  std::optional<AllreduceTimes> measured;
+  bool within_budget = false;  // what the communicator's own link figures predict
+};
+
 // Creates communicators on `size` ranks as threads (TCP, in-memory
-// bootstrap), all of them on this host, and returns each rank's table.
-std::vector<std::optional<AllreduceTimes>> measured_by_comms(int size, bool calibrate) {
+// bootstrap), all of them on this host, and returns what each rank timed.
+std::vector<CommTiming> timing_of_comms(int size, bool calibrate) {
   auto rendezvous = std::make_shared<bootstrap::InMemoryRendezvous>(size);
-  std::vector<std::optional<AllreduceTimes>> measured(static_cast<std::size_t>(size));
+  std::vector<CommTiming> seen(static_cast<std::size_t>(size));
   test::run_ranks(size, [&](int rank) {
     Options options;
     options.rank = rank;
@@ -178,34 +197,44 @@ std::vector<std::optional<AllreduceTimes>> measured_by_comms(int size, bool cali
     options.calibrate = calibrate;
     auto join = [&](const std::string& blob, Deadline deadline) { return rendezvous->join(rank, blob, deadline); };
     detail::CommImpl comm(options, join, nullptr, {});
-    measured[static_cast<std::size_t>(rank)] = comm.choices().measured();
+    CommTiming& mine = seen[static_cast<std::size_t>(rank)];
+    mine.measured = comm.choices().measured();
+    mine.within_budget = detail::AllreduceTimingPlan{}.predicted_seconds(size, detail::CoreSharing::host_cpus(),
+                                                                         comm.link_model().link) <=
+                         detail::timing_budget_seconds;
     for (std::size_t bytes : {std::size_t{8}, 64 * kib, 256 * kib})
-      if (comm.choices().measured())
+      if (mine.measured)
         EXPECT_EQ(comm.allreduce_algo_for(bytes),
-                  collectives::cheapest_allreduce(bytes, size, comm.link_model().link, &*comm.choices().measured()));
+                  collectives::cheapest_allreduce(bytes, size, comm.link_model().link, &*mine.measured));
   });
-  return measured;
+  return seen;
 }
 
 // More ranks than this host's CPUs, so that they share cores (threads here).
 int oversubscribed_size() { return detail::CoreSharing::host_cpus() + 1; }
 
-TEST(SharedCoreComm, TimesItsAllreduceAlikeOnEveryRank) {
+TEST(SharedCoreComm, TimesItsAllreduceAlikeOnEveryRankWithinTheBudget) {
   const int size = oversubscribed_size();
   if (size > 9) GTEST_SKIP() << "needs more ranks than CPUs: " << size << " threads is too many for a unit test";
-  const auto measured = measured_by_comms(size, true);
-  ASSERT_TRUE(measured[0].has_value()) << "ranks that share cores must time their allreduce";
-  EXPECT_TRUE(plausible(*measured[0])) << describe(*measured[0]);
+  const auto seen = timing_of_comms(size, true);
+  // Over loopback TCP the budget holds; a sanitizer's slowdown may exceed
+  // it, and then no rank may time.
+  std::cout << size << " ranks: " << (seen[0].within_budget ? "within" : "over") << " the timing budget\n";
+  EXPECT_EQ(seen[0].measured.has_value(), seen[0].within_budget);
+  if (seen[0].measured) EXPECT_TRUE(plausible(*seen[0].measured)) << describe(*seen[0].measured);
   for (int rank = 1; rank < size; ++rank) {
-    ASSERT_TRUE(measured[static_cast<std::size_t>(rank)].has_value()) << rank;
-    EXPECT_TRUE(same_bits(*measured[static_cast<std::size_t>(rank)], *measured[0])) << rank;
+    const CommTiming& other = seen[static_cast<std::size_t>(rank)];
+    EXPECT_EQ(other.within_budget, seen[0].within_budget) << rank;
+    ASSERT_EQ(other.measured.has_value(), seen[0].measured.has_value()) << rank;
+    if (other.measured) EXPECT_TRUE(same_bits(*other.measured, *seen[0].measured)) << rank;
   }
 }
 
 TEST(SharedCoreComm, NoTimingWithoutCalibrationOrSharing) {
   if (oversubscribed_size() <= 9)
-    for (const auto& m : measured_by_comms(oversubscribed_size(), false)) EXPECT_FALSE(m.has_value());
-  for (const auto& m : measured_by_comms(2, true)) EXPECT_FALSE(m.has_value()) << "2 ranks on this host's cores";
+    for (const CommTiming& c : timing_of_comms(oversubscribed_size(), false)) EXPECT_FALSE(c.measured.has_value());
+  for (const CommTiming& c : timing_of_comms(2, true))
+    EXPECT_FALSE(c.measured.has_value()) << "2 ranks on this host's cores";
 }
 
 }  // namespace
