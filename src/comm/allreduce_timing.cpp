@@ -19,8 +19,7 @@ constexpr std::size_t candidates = collectives::AllreduceTimes::algos.size();
 // Runs the timing calls in their own tag range, one sequence number each.
 class TimingCalls {
  public:
-  TimingCalls(transport::Transport& transport, std::size_t segment_bytes, Deadline deadline)
-      : transport_(transport), segment_bytes_(segment_bytes), deadline_(deadline) {}
+  explicit TimingCalls(const collectives::Context& shape) : shape_(shape) {}
 
   // Seconds of one allreduce of `count` elements from `send` into `recv`.
   template <typename T>
@@ -30,17 +29,16 @@ class TimingCalls {
       return fmt::format("start-up allreduce timing #{} ({}, {})", sequence - timing_sequence_base,
                          to_string(algo), collectives::human_bytes(count * sizeof(T)));
     };
-    const collectives::Context ctx{transport_, collective_tag_base(sequence), deadline_, segment_bytes_,
-                                   LazyText(label), collectives::TreeLayout::contiguous, true};
+    collectives::Context ctx = shape_;
+    ctx.tag_base = collective_tag_base(sequence);
+    ctx.label = LazyText(label);
     const auto start = std::chrono::steady_clock::now();
     collectives::allreduce(ctx, algo, send, recv, count, type, op);
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
  private:
-  transport::Transport& transport_;
-  std::size_t segment_bytes_;
-  Deadline deadline_;
+  const collectives::Context& shape_;
   std::uint64_t next_ = timing_sequence_base;
 };
 
@@ -54,9 +52,9 @@ double AllreduceTimingPlan::predicted_seconds(int size, int cores, const collect
   return total * size / std::max(cores, 1);
 }
 
-collectives::AllreduceTimes time_allreduce_algorithms(transport::Transport& transport, std::size_t segment_bytes,
-                                                      Deadline deadline, const AllreduceTimingPlan& plan) {
-  TimingCalls calls(transport, segment_bytes, deadline);
+collectives::AllreduceTimes time_allreduce_algorithms(const collectives::Context& shape,
+                                                      const AllreduceTimingPlan& plan) {
+  TimingCalls calls(shape);
   std::vector<float> send(plan.bytes[1] / sizeof(float), 1.0f);
   std::vector<float> recv(send.size());
   // This rank's time of every timed call, size by size, candidate by candidate.

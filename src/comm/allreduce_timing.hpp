@@ -17,9 +17,7 @@
 
 #include "collectives/cost_model.hpp"
 #include "collectives/measured_allreduce.hpp"
-#include "collectives/schedule.hpp"
-#include "common/deadline.hpp"
-#include "transport/transport.hpp"
+#include "collectives/collectives.hpp"
 
 namespace rcoll::detail {
 
@@ -41,11 +39,14 @@ struct AllreduceTimingPlan {
 
 inline constexpr double timing_budget_seconds = 0.1;
 
-// Collective: every rank of `transport` calls it with the same arguments,
-// before any other collective (its tags lie in a sequence range of their
-// own, comm/tags.hpp). Errors as a collective's: TimeoutError at
-// `deadline`, IoError when a peer fails, each naming the timing step.
-collectives::AllreduceTimes time_allreduce_algorithms(transport::Transport& transport, std::size_t segment_bytes,
-                                                      Deadline deadline, const AllreduceTimingPlan& plan = {});
+// Collective: every rank calls it with the same arguments, before any
+// other collective (its tags lie in a sequence range of their own,
+// comm/tags.hpp). `shape` is how the communicator's calls run (transport,
+// deadline, segment, tree layout, core sharing), so that the timed calls
+// run as the real ones will; its tag_base and label are not used. Errors
+// as a collective's: TimeoutError at the deadline, IoError when a peer
+// fails, each naming the timing call.
+collectives::AllreduceTimes time_allreduce_algorithms(const collectives::Context& shape,
+                                                      const AllreduceTimingPlan& plan = {});
 
 }  // namespace rcoll::detail

@@ -90,7 +90,8 @@ std::optional<collectives::AllreduceTimes> CommImpl::shared_core_timing(Deadline
     return std::nullopt;
   }
   const auto start = std::chrono::steady_clock::now();
-  collectives::AllreduceTimes times = time_allreduce_algorithms(*transport_, segment_bytes(), deadline, plan);
+  const collectives::Context shape{*transport_, 0, deadline, segment_bytes(), {}, tree_layout_, ranks_share_cores_};
+  collectives::AllreduceTimes times = time_allreduce_algorithms(shape, plan);
   log::debug("allreduce timing on shared cores took {:.2f} ms (the link model expected {:.2f} ms)",
              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
              predicted * 1e3);

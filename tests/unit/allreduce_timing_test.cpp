@@ -132,13 +132,18 @@ detail::AllreduceTimingPlan quick_plan() {
   return plan;
 }
 
+// Calls as where ranks share 2 cores: bcast trees alternating, 4 KiB segments.
+collectives::Context shape(transport::Transport& t, Deadline deadline) {
+  return collectives::Context{t, 0, deadline, 4 * kib, {}, collectives::TreeLayout::alternating, true};
+}
+
 TEST_P(AllreduceTiming, EveryRankGetsTheSameTimes) {
   constexpr int size = 3;
   test::TransportWorld world = test::make_transport_world(GetParam(), size);
   std::vector<AllreduceTimes> results(size);
   test::run_ranks(size, [&](int rank) {
     results[static_cast<std::size_t>(rank)] =
-        detail::time_allreduce_algorithms(world.at(rank), 4 * kib, Deadline::after(60s), quick_plan());
+        detail::time_allreduce_algorithms(shape(world.at(rank), Deadline::after(60s)), quick_plan());
   });
   EXPECT_TRUE(plausible(results[0])) << describe(results[0]);
   EXPECT_EQ(results[0].bytes, quick_plan().bytes);
@@ -154,7 +159,7 @@ INSTANTIATE_TEST_SUITE_P(Backends, AllreduceTiming, ::testing::ValuesIn(test::tr
 TEST(AllreduceTimingErrors, AMissingRankTimesOutNamingTheTimingStep) {
   test::TransportWorld world = test::make_transport_world("inproc", 2);
   try {
-    detail::time_allreduce_algorithms(world.at(0), 4 * kib, Deadline::after(200ms), quick_plan());
+    detail::time_allreduce_algorithms(shape(world.at(0), Deadline::after(200ms)), quick_plan());
     FAIL() << "no TimeoutError";
   } catch (const TimeoutError& e) {
     EXPECT_NE(std::string(e.what()).find("start-up allreduce timing #0 (rd, 8 B)"), std::string::npos) << e.what();
