@@ -97,7 +97,7 @@ std::string human_bytes(std::size_t bytes) {
 
 AllreduceAlgo cheapest_allreduce(std::size_t bytes, int size, const LinkCost& link, const AllreduceTimes* measured) {
   if (size <= 1) return AllreduceAlgo::recursive_doubling;
-  if (measured != nullptr && bytes <= measured->bytes[1])
+  if (measured != nullptr && bytes <= measured->bytes.back())
     return argmin(allreduce_candidates, [&](AllreduceAlgo a) { return *measured_seconds(*measured, a, bytes); });
   return argmin(allreduce_candidates, [&](AllreduceAlgo a) { return allreduce_cost(a, bytes, size, link); });
 }
@@ -133,7 +133,7 @@ std::string ChoiceTable::describe(std::string_view source) const {
       shared_cores_ > 0 ? fmt::format("; all ranks share {} cores", shared_cores_) : std::string());
   if (measured_)
     fmt::format_to(std::back_inserter(out), "allreduce up to {} by times measured on the shared cores: {}\n",
-                   human_bytes(measured_->bytes[1]), collectives::describe(*measured_));
+                   human_bytes(measured_->bytes.back()), collectives::describe(*measured_));
   append_ranges(out, "allreduce", allreduce_);
   append_ranges(out, "bcast", bcast_);
   out.pop_back();  // the last line's newline: the caller ends the text

@@ -6,9 +6,9 @@
 // cores over TCP (docs/PERFORMANCE_LOG.md, "Allreduce on shared cores"):
 // 8 B in 60 us by recursive doubling, 42 us by the tree (the model's pick:
 // recursive doubling); 128 KiB in 407 us, 226 us (model: recursive doubling).
-// So where ranks share cores the communicator times the candidates at two
-// sizes at start-up (comm/allreduce_timing.hpp) and the choice between
-// them follows these times; above the larger size the model decides, as
+// So where ranks share cores the communicator times the candidates at a
+// few sizes at start-up (comm/allreduce_timing.hpp) and the choice between
+// them follows these times; above the largest size the model decides, as
 // the ring's pipelining it prices is what counts there.
 #pragma once
 
@@ -25,19 +25,20 @@ struct AllreduceTimes {
   // The candidates, in the order of `seconds`.
   static constexpr std::array<AllreduceAlgo, 3> algos{AllreduceAlgo::recursive_doubling, AllreduceAlgo::tree,
                                                        AllreduceAlgo::ring};
-  std::array<std::size_t, 2> bytes{};                // the two sizes timed, the first smaller
-  std::array<std::array<double, 2>, 3> seconds{};  // [algorithm][size]: seconds per call
+  static constexpr std::size_t points = 3;
+  std::array<std::size_t, points> bytes{};                     // the sizes timed, ascending
+  std::array<std::array<double, points>, algos.size()> seconds{};  // [algorithm][size]: seconds per call
 };
 
 // True when the sizes ascend and every time is positive and finite.
 bool plausible(const AllreduceTimes& times);
 
-// The time `times` gives `algo` at `bytes`: the smaller size's time up to
-// it, linear between the two sizes; nullopt above the larger size (or for
-// an algorithm that was not timed).
+// The time `times` gives `algo` at `bytes`: the smallest size's time up to
+// it, linear between consecutive sizes; nullopt above the largest size
+// (or for an algorithm that was not timed).
 std::optional<double> measured_seconds(const AllreduceTimes& times, AllreduceAlgo algo, std::size_t bytes);
 
-// "rd 60.1 / 750 us, tree 42 / 359 us, ring 70.5 / 418 us at 8 B / 256 KiB"
+// "rd 60.1 / 200 / 950 us, tree 42 / 120 / 850 us, ring 70.5 / 170 / 900 us at 8 B / 64 KiB / 512 KiB"
 std::string describe(const AllreduceTimes& times);
 
 }  // namespace rcoll::collectives

@@ -55,7 +55,7 @@ double AllreduceTimingPlan::predicted_seconds(int size, int cores, const collect
 collectives::AllreduceTimes time_allreduce_algorithms(const collectives::Context& shape,
                                                       const AllreduceTimingPlan& plan) {
   TimingCalls calls(shape);
-  std::vector<float> send(plan.bytes[1] / sizeof(float), 1.0f);
+  std::vector<float> send(plan.bytes.back() / sizeof(float), 1.0f);
   std::vector<float> recv(send.size());
   // This rank's time of every timed call, size by size, candidate by candidate.
   std::vector<double> seconds;

@@ -38,14 +38,19 @@ constexpr auto tree = AllreduceAlgo::tree;
 constexpr auto ring = AllreduceAlgo::ring;
 constexpr std::size_t kib = 1024;
 
-// rd, tree, ring at 8 B and 256 KiB, in microseconds.
-AllreduceTimes times_us(std::array<double, 2> rd_us, std::array<double, 2> tree_us, std::array<double, 2> ring_us) {
+// rd, tree, ring at 8 B, 64 KiB and 512 KiB, in microseconds.
+using Row = std::array<double, AllreduceTimes::points>;
+AllreduceTimes times_us(Row rd_us, Row tree_us, Row ring_us) {
   AllreduceTimes t;
-  t.bytes = {8, 256 * kib};
-  t.seconds = {{{rd_us[0] * 1e-6, rd_us[1] * 1e-6}, {tree_us[0] * 1e-6, tree_us[1] * 1e-6},
-                {ring_us[0] * 1e-6, ring_us[1] * 1e-6}}};
+  t.bytes = {8, 64 * kib, 512 * kib};
+  t.seconds = {rd_us, tree_us, ring_us};
+  for (auto& row : t.seconds)
+    for (double& s : row) s *= 1e-6;
   return t;
 }
+
+// As 4 TCP ranks on 2 cores measure: the tree fastest at every size.
+AllreduceTimes tree_wins() { return times_us({60, 200, 1000}, {40, 120, 850}, {70, 170, 900}); }
 
 bool same_bits(const AllreduceTimes& a, const AllreduceTimes& b) {
   return a.bytes == b.bytes && std::memcmp(&a.seconds, &b.seconds, sizeof(a.seconds)) == 0;
@@ -54,23 +59,26 @@ bool same_bits(const AllreduceTimes& a, const AllreduceTimes& b) {
 // ------------------------------------------------------------ reading the times
 
 TEST(MeasuredAllreduce, FlatBelowLinearBetweenNothingAbove) {
-  const AllreduceTimes t = times_us({60, 900}, {40, 400}, {70, 500});
+  const AllreduceTimes t = tree_wins();
   EXPECT_DOUBLE_EQ(*measured_seconds(t, tree, 0), 40e-6);
   EXPECT_DOUBLE_EQ(*measured_seconds(t, tree, 8), 40e-6);
-  EXPECT_DOUBLE_EQ(*measured_seconds(t, tree, 256 * kib), 400e-6);
-  const std::size_t middle = 8 + (256 * kib - 8) / 2;
-  EXPECT_NEAR(*measured_seconds(t, rd, middle), 480e-6, 1e-12);
-  EXPECT_FALSE(measured_seconds(t, ring, 256 * kib + 1).has_value());
+  EXPECT_DOUBLE_EQ(*measured_seconds(t, tree, 64 * kib), 120e-6);
+  EXPECT_DOUBLE_EQ(*measured_seconds(t, tree, 512 * kib), 850e-6);
+  EXPECT_NEAR(*measured_seconds(t, rd, 8 + (64 * kib - 8) / 2), 130e-6, 1e-12);  // between the first two
+  EXPECT_NEAR(*measured_seconds(t, rd, 288 * kib), 600e-6, 1e-12);               // between the last two
+  EXPECT_FALSE(measured_seconds(t, ring, 512 * kib + 1).has_value());
   EXPECT_FALSE(measured_seconds(t, AllreduceAlgo::automatic, 8).has_value());
 }
 
 TEST(MeasuredAllreduce, PlausibleNeedsAscendingSizesAndPositiveFiniteTimes) {
-  EXPECT_TRUE(plausible(times_us({60, 900}, {40, 400}, {70, 500})));
-  AllreduceTimes t = times_us({60, 900}, {40, 400}, {70, 500});
-  t.bytes = {256 * kib, 8};
+  EXPECT_TRUE(plausible(tree_wins()));
+  AllreduceTimes t = tree_wins();
+  t.bytes = {8, 512 * kib, 64 * kib};
+  EXPECT_FALSE(plausible(t));
+  t.bytes = {8, 8, 64 * kib};
   EXPECT_FALSE(plausible(t));
   for (double bad : {0.0, -1.0, std::numeric_limits<double>::infinity(), std::nan("")}) {
-    t = times_us({60, 900}, {40, 400}, {70, 500});
+    t = tree_wins();
     t.seconds[2][1] = bad;
     EXPECT_FALSE(plausible(t)) << bad;
   }
@@ -80,24 +88,23 @@ TEST(MeasuredAllreduce, PlausibleNeedsAscendingSizesAndPositiveFiniteTimes) {
 
 const LinkCost link{5e-6, 1 / 6e9, 1 / 30e9};
 
-TEST(MeasuredChoice, TheTimesDecideUpToTheLargerSizeAndTheModelAbove) {
-  // The tree fastest at both sizes, as 4 TCP ranks on 2 cores measure.
-  const AllreduceTimes t = times_us({60, 900}, {40, 400}, {70, 500});
-  const ChoiceTable measured(4, link, 512 * kib, 2, t);
+TEST(MeasuredChoice, TheTimesDecideUpToTheLargestSizeAndTheModelAbove) {
+  const ChoiceTable measured(4, link, 512 * kib, 2, tree_wins());
   const ChoiceTable model(4, link, 512 * kib, 2);
-  for (std::size_t bytes : {std::size_t{0}, std::size_t{8}, 4 * kib, 100 * kib, 256 * kib})
+  for (std::size_t bytes : {std::size_t{0}, std::size_t{8}, 4 * kib, 100 * kib, 512 * kib})
     EXPECT_EQ(measured.allreduce(bytes), tree) << bytes;
-  for (std::size_t bytes : {256 * kib + 1, 1024 * kib, 64 * 1024 * kib})
+  for (std::size_t bytes : {512 * kib + 1, 1024 * kib, 64 * 1024 * kib})
     EXPECT_EQ(measured.allreduce(bytes), model.allreduce(bytes)) << bytes;
   EXPECT_NE(model.allreduce(8), tree) << "the model alone would not pick the tree here";
   EXPECT_EQ(measured.bcast_ranges().size(), model.bcast_ranges().size()) << "bcast is not timed";
 }
 
 TEST(MeasuredChoice, SwitchesWhereTheLinesCross) {
-  // rd 20 -> 1020 us, tree 40 -> 540 us: equal at 8 + (256 KiB - 8) * 20 / 500.
-  const AllreduceTimes t = times_us({20, 1020}, {40, 540}, {100, 2000});
+  // Between 64 and 512 KiB: rd 100 -> 1000 us, tree 150 -> 600 us, equal at
+  // 64 KiB + 448 KiB * 50 / 450 (the gap 50 us closes by 450 us); ring never the fastest.
+  const AllreduceTimes t = times_us({20, 100, 1000}, {40, 150, 600}, {100, 300, 2000});
   const ChoiceTable table(4, link, 512 * kib, 2, t);
-  const double cross = 8 + static_cast<double>(256 * kib - 8) * 20.0 / 500.0;
+  const double cross = 64.0 * kib + 448.0 * kib * 50 / 450;
   const auto below = static_cast<std::size_t>(std::floor(cross)) - 1, above = static_cast<std::size_t>(std::ceil(cross)) + 1;
   EXPECT_EQ(table.allreduce(below), rd);
   EXPECT_EQ(table.allreduce(above), tree);
@@ -112,10 +119,11 @@ TEST(MeasuredChoice, SwitchesWhereTheLinesCross) {
 }
 
 TEST(MeasuredChoice, TheTableSaysWhatWasMeasured) {
-  const ChoiceTable table(4, link, 512 * kib, 2, times_us({60, 900}, {40, 400}, {70, 500}));
+  const ChoiceTable table(4, link, 512 * kib, 2, tree_wins());
   const std::string text = table.describe("measured");
-  for (const char* words : {"allreduce up to 256 KiB by times measured on the shared cores",
-                            "rd 60 / 900 us, tree 40 / 400 us, ring 70 / 500 us at 8 B / 256 KiB", "-> tree"})
+  for (const char* words :
+       {"allreduce up to 512 KiB by times measured on the shared cores",
+        "rd 60 / 200 / 1e+03 us, tree 40 / 120 / 850 us, ring 70 / 170 / 900 us at 8 B / 64 KiB / 512 KiB", "-> tree"})
     EXPECT_NE(text.find(words), std::string::npos) << words << " missing in:\n" << text;
 }
 
@@ -126,9 +134,9 @@ class AllreduceTiming : public test::OnBackend<std::string> {};
 // A short plan: the same steps, fewer calls.
 detail::AllreduceTimingPlan quick_plan() {
   detail::AllreduceTimingPlan plan;
-  plan.bytes = {8, 16 * kib};
+  plan.bytes = {8, 4 * kib, 16 * kib};
   plan.rounds = 2;
-  plan.timed = {2, 2};
+  plan.timed = {2, 2, 2};
   return plan;
 }
 
