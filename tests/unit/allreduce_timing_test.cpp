@@ -15,13 +15,14 @@
 #include <string>
 #include <vector>
 
-#include "bootstrap/in_memory.hpp"
 #include "collectives/choose.hpp"
 #include "collectives/measured_allreduce.hpp"
 #include "comm/allreduce_timing.hpp"
 #include "comm/comm_impl.hpp"
 #include "comm/core_sharing.hpp"
+#include "rcoll/comm.hpp"
 #include "rcoll/errors.hpp"
+#include "support/comm_ranks.hpp"
 #include "support/run_ranks.hpp"
 #include "support/transport_fixture.hpp"
 
@@ -197,20 +198,14 @@ struct CommTiming {
 // Creates communicators on `size` ranks as threads (TCP, in-memory
 // bootstrap), all of them on this host, and returns what each rank timed.
 std::vector<CommTiming> timing_of_comms(int size, bool calibrate) {
-  auto rendezvous = std::make_shared<bootstrap::InMemoryRendezvous>(size);
   std::vector<CommTiming> seen(static_cast<std::size_t>(size));
-  test::run_ranks(size, [&](int rank) {
-    Options options;
-    options.rank = rank;
-    options.size = size;
-    options.local_size = size;
-    options.bootstrap = "in-memory";
-    options.transport = TransportKind::tcp;
-    options.timeout = 30s;
-    options.calibrate = calibrate;
-    auto join = [&](const std::string& blob, Deadline deadline) { return rendezvous->join(rank, blob, deadline); };
-    detail::CommImpl comm(options, join, nullptr, {});
-    CommTiming& mine = seen[static_cast<std::size_t>(rank)];
+  Options base;
+  base.local_size = size;
+  base.timeout = 30s;
+  base.calibrate = calibrate;
+  test::run_comm_ranks("tcp", size, base, [&](Comm& c) {
+    const detail::CommImpl& comm = c.impl();
+    CommTiming& mine = seen[static_cast<std::size_t>(comm.rank())];
     mine.measured = comm.choices().measured();
     mine.within_budget = detail::AllreduceTimingPlan{}.predicted_seconds(size, detail::CoreSharing::host_cpus(),
                                                                          comm.link_model().link) <=
