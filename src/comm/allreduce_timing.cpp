@@ -42,6 +42,21 @@ class TimingCalls {
   std::uint64_t next_ = timing_sequence_base;
 };
 
+// The median of each candidate's calls at each size, from `seconds` laid
+// out as time_allreduce_algorithms fills it.
+collectives::AllreduceTimes medians(const std::vector<double>& seconds, const AllreduceTimingPlan& plan) {
+  collectives::AllreduceTimes times;
+  times.bytes = plan.bytes;
+  auto next = seconds.begin();
+  for (std::size_t s = 0; s < plan.bytes.size(); ++s)
+    for (std::size_t a = 0; a < candidates; ++a) {
+      const auto per_algo = static_cast<std::ptrdiff_t>(plan.rounds * plan.timed[s]);
+      times.seconds[a][s] = collectives::median(std::vector<double>(next, next + per_algo));
+      next += per_algo;
+    }
+  return times;
+}
+
 }  // namespace
 
 double AllreduceTimingPlan::predicted_seconds(int size, int cores, const collectives::LinkCost& link) const {
@@ -67,27 +82,18 @@ collectives::AllreduceTimes time_allreduce_algorithms(const collectives::Context
     for (int round = 0; round < plan.rounds; ++round)
       for (std::size_t k = 0; k < candidates; ++k) {
         const std::size_t a = (k + static_cast<std::size_t>(round)) % candidates;
-        const AllreduceAlgo algo = collectives::AllreduceTimes::algos[a];
-        for (int i = 0; i < plan.warmups; ++i)
-          calls.run(algo, send.data(), recv.data(), count, DataType::float32, ReduceOp::sum);
         double* out = &seconds[base + a * per_algo + static_cast<std::size_t>(round * plan.timed[s])];
-        for (int i = 0; i < plan.timed[s]; ++i)
-          out[i] = calls.run(algo, send.data(), recv.data(), count, DataType::float32, ReduceOp::sum);
+        for (int i = 0; i < plan.warmups + plan.timed[s]; ++i) {
+          const double t = calls.run(collectives::AllreduceTimes::algos[a], send.data(), recv.data(), count,
+                                     DataType::float32, ReduceOp::sum);
+          if (i >= plan.warmups) *out++ = t;
+        }
       }
   }
   // Per call the slowest rank, as rcoll-bench counts: the same doubles everywhere.
   calls.run(AllreduceAlgo::recursive_doubling, seconds.data(), seconds.data(), seconds.size(), DataType::float64,
             ReduceOp::max);
-  collectives::AllreduceTimes times;
-  times.bytes = plan.bytes;
-  auto next = seconds.begin();
-  for (std::size_t s = 0; s < plan.bytes.size(); ++s)
-    for (std::size_t a = 0; a < candidates; ++a) {
-      const auto per_algo = static_cast<std::ptrdiff_t>(plan.rounds * plan.timed[s]);
-      times.seconds[a][s] = collectives::median(std::vector<double>(next, next + per_algo));
-      next += per_algo;
-    }
-  return times;
+  return medians(seconds, plan);
 }
 
 }  // namespace rcoll::detail
