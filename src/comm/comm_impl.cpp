@@ -91,7 +91,18 @@ std::optional<collectives::AllreduceTimes> CommImpl::shared_core_timing(Deadline
   }
   const auto start = std::chrono::steady_clock::now();
   const collectives::Context shape{*transport_, 0, deadline, segment_bytes(), {}, tree_layout_, ranks_share_cores_};
-  collectives::AllreduceTimes times = time_allreduce_algorithms(shape, plan);
+  collectives::AllreduceTimes times;
+  try {
+    times = time_allreduce_algorithms(shape, plan);
+  } catch (const IoError& e) {
+    // As in a collective call: a rank that died is named through the
+    // others' published failures, and this rank's closed connections make
+    // its peers fail now.
+    fail_through(e);
+  } catch (const Error& e) {
+    break_down(-1, e);
+    throw;
+  }
   log::debug("allreduce timing on shared cores took {:.2f} ms (the link model expected {:.2f} ms)",
              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
              predicted * 1e3);
@@ -151,14 +162,18 @@ void CommImpl::fail(const CallInfo& call) {
     throw error;
   } catch (const IoError& e) {
     if (call.collective()) diagnosis_->publish(call);  // "entered it as ...", for the others' diagnosis
-    std::string known = failures_->explain(e.peer());
-    IoError error = known.empty() ? e : IoError(e.rank(), e.peer(), e.step(), e.cause() + "; " + known);
-    break_down(e.peer(), error);
-    throw error;
+    fail_through(e);
   } catch (const Error& e) {
     break_down(-1, e);
     throw;
   }
+}
+
+void CommImpl::fail_through(const IoError& e) {
+  std::string known = failures_->explain(e.peer());
+  IoError error = known.empty() ? e : IoError(e.rank(), e.peer(), e.step(), e.cause() + "; " + known);
+  break_down(e.peer(), error);
+  throw error;
 }
 
 void CommImpl::break_down(int peer, const Error& error) {

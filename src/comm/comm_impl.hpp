@@ -118,6 +118,10 @@ class CommImpl {
   // with what the side channel knows; a TimeoutError or IoError also breaks
   // the communicator (break_down).
   [[noreturn]] void fail(const CallInfo& call);
+  // Raises `e` completed with the first failure the side channel knows of
+  // along its peer's chain ("first failure: rank 3, peer 2: ..."), after
+  // breaking the communicator down.
+  [[noreturn]] void fail_through(const IoError& e);
   void break_down(int peer, const Error& error);
   std::uint64_t next_sequence() noexcept { return sequence_++; }
   // Where ranks share cores and the link was measured: the allreduce
