@@ -21,7 +21,7 @@ namespace rcoll::collectives {
 // cheaper by more than a relative 1e-9 to displace an earlier one, so exact
 // ties (and rounding noise around them) always resolve the same way.
 // Candidate order: allreduce rd, tree, ring; bcast binomial, scatter_allgather, chain.
-// With `measured` (non-null), sizes up to its larger size go by its times
+// With `measured` (non-null), sizes up to its largest size go by its times
 // instead of the model (measured_allreduce.hpp).
 AllreduceAlgo cheapest_allreduce(std::size_t bytes, int size, const LinkCost& link,
                                  const AllreduceTimes* measured = nullptr);
