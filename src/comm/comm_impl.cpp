@@ -68,7 +68,8 @@ CommImpl::CommImpl(const Options& options, const JoinFunction& join,
   // Ranks that share this host's cores also share the copies of the bcast
   // links (bcast_cost), and their allreduce is timed, not modelled.
   const int shared_cores = ranks_share_cores_ ? CoreSharing::host_cpus() : 0;
-  choices_.emplace(options_.size, link_model_.link, segment_bytes(), shared_cores, shared_core_timing(deadline));
+  choices_.emplace(options_.size, link_model_.link, segment_bytes(), shared_cores,
+                   shared_core_timing(shared_cores, deadline));
   if (options_.rank == 0 && log::get().should_log(spdlog::level::info))
     log::info("transport {}: {}", transport_name_, choices_->describe(link_model_.source()));
   if (options_.rank == 0 && tree_layout_ == collectives::TreeLayout::alternating)
@@ -78,11 +79,11 @@ CommImpl::CommImpl(const Options& options, const JoinFunction& join,
 
 CommImpl::~CommImpl() = default;
 
-std::optional<collectives::AllreduceTimes> CommImpl::shared_core_timing(Deadline deadline) {
-  if (!ranks_share_cores_ || !link_model_.measured) return std::nullopt;
+std::optional<collectives::AllreduceTimes> CommImpl::shared_core_timing(int shared_cores, Deadline deadline) {
+  if (shared_cores == 0 || !link_model_.measured) return std::nullopt;
   const AllreduceTimingPlan plan;
   // The same doubles on every rank, so every rank decides alike.
-  const double predicted = plan.predicted_seconds(options_.size, CoreSharing::host_cpus(), link_model_.link);
+  const double predicted = plan.predicted_seconds(options_.size, shared_cores, link_model_.link);
   if (predicted > timing_budget_seconds) {
     if (options_.rank == 0)
       log::info("allreduce not timed on the shared cores: the link model expects {:.0f} ms (budget {:.0f} ms); "

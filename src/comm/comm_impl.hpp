@@ -124,9 +124,10 @@ class CommImpl {
   [[noreturn]] void fail_through(const IoError& e);
   void break_down(int peer, const Error& error);
   std::uint64_t next_sequence() noexcept { return sequence_++; }
-  // Where ranks share cores and the link was measured: the allreduce
-  // candidates timed on this communicator (allreduce_timing.hpp); else none.
-  std::optional<collectives::AllreduceTimes> shared_core_timing(Deadline deadline);
+  // Where ranks share the host's `shared_cores` cores (0: they do not) and
+  // the link was measured: the allreduce candidates timed on this
+  // communicator (allreduce_timing.hpp); else none.
+  std::optional<collectives::AllreduceTimes> shared_core_timing(int shared_cores, Deadline deadline);
   std::size_t segment_bytes() const;
   // IoError once the communicator failed.
   const transport::Capabilities& capabilities() const;
