@@ -10,6 +10,8 @@ FLAGS = ["-std=c++20", "-O2", "-Wall", "-Wextra"]
 BENCH_COMMON = ["args.cpp", "stats.cpp", "json.cpp", "size_result.cpp", "sizes.cpp", "aligned_buffer.cpp"]
 PEER_COMMON = ["peer_options.cpp", "check_data.cpp", "peer_report.cpp"]
 LIMIT_COMMON = ["limit_report.cpp"]
+SOCKET_LIMIT_COMMON = LIMIT_COMMON + ["loopback_pair.cpp"]
+LIMIT_PROBES = ["tcp_stream", "tcp_pingpong", "memcpy_bw"]
 
 # program -> (compiler, main source, peer common sources, extra flags, library it serves)
 PROGRAMS = {
@@ -18,7 +20,8 @@ PROGRAMS = {
     "mpi_bench_mpich": ("mpicxx.mpich", "mpi_bench.cpp", PEER_COMMON,
                         ['-DPEER_LIBRARY_NAME="mpich"'], "mpich"),
     "gloo_bench": ("g++", "gloo_bench.cpp", PEER_COMMON, ["-lgloo", "-pthread"], "gloo"),
-    "tcp_stream": ("g++", "tcp_stream.cpp", LIMIT_COMMON, [], None),
+    "tcp_stream": ("g++", "tcp_stream.cpp", SOCKET_LIMIT_COMMON, [], None),
+    "tcp_pingpong": ("g++", "tcp_pingpong.cpp", SOCKET_LIMIT_COMMON, [], None),
     "memcpy_bw": ("g++", "memcpy_bw.cpp", LIMIT_COMMON, [], None),
 }
 
@@ -77,4 +80,4 @@ def _compile(argv):
 def programs_for(libs):
     """The programs that `libs` need, plus the physical-limit probes."""
     wanted = [p for p, spec in PROGRAMS.items() if spec[4] in libs]
-    return wanted + ["tcp_stream", "memcpy_bw"]
+    return wanted + LIMIT_PROBES

@@ -107,7 +107,7 @@ def run_job(lib, op, ranks, sizes, iters, warmup, paths, timeout_s):
 
 
 def run_limit(program, paths, sizes, reps, timeout_s):
-    """Runs tcp_stream or memcpy_bw; returns (document or None, note)."""
+    """Runs a physical-limit probe (build.LIMIT_PROBES); returns (document or None, note)."""
     with tempfile.TemporaryDirectory(prefix="rcoll-compare-") as tmp:
         out = os.path.join(tmp, "limit.json")
         argv = [paths.peer(program), "--sizes", ",".join(map(str, sizes)), "--reps", str(reps), "--json", out]

@@ -16,6 +16,8 @@ from . import execute
 from . import libs as libraries
 
 LIMIT_SIZES, QUICK_LIMIT_SIZES = [1 << 20, 16 << 20, 64 << 20], [1 << 20]
+# The latency floor at the ends of the small-message targets (8 B .. 4 KiB).
+LATENCY_SIZES, QUICK_LATENCY_SIZES = [8, 4096], [8]
 
 
 def log(text):
@@ -84,14 +86,17 @@ def build_peers(chosen, paths, root, notes):
             log(error)
     needs = {"openmpi": "mpi_bench_openmpi", "mpich": "mpi_bench_mpich", "gloo": "gloo_bench"}
     kept = [lib for lib in chosen if lib not in needs or not status.get(needs[lib])]
-    limits_ok = not status.get("tcp_stream") and not status.get("memcpy_bw")
+    limits_ok = not any(status.get(probe) for probe in build.LIMIT_PROBES)
     return kept, limits_ok
 
 
 def measure_limits(paths, quick, notes):
-    sizes = QUICK_LIMIT_SIZES if quick else LIMIT_SIZES
     found = {}
-    for program in ("tcp_stream", "memcpy_bw"):
+    for program in build.LIMIT_PROBES:
+        if program == "tcp_pingpong":
+            sizes = QUICK_LATENCY_SIZES if quick else LATENCY_SIZES
+        else:
+            sizes = QUICK_LIMIT_SIZES if quick else LIMIT_SIZES
         doc, note = execute.run_limit(program, paths, sizes, 3 if quick else 5, 300)
         if doc:
             found[program] = doc

@@ -7,7 +7,7 @@ import re
 import subprocess
 
 from . import results
-from .libs import LIBRARIES
+from .libs import LIBRARIES, PEERS
 from .sweep import format_bytes
 
 BEGIN, END = "<!-- compare:begin -->", "<!-- compare:end -->"
@@ -64,17 +64,26 @@ def table(op, ranks, libs, order, peers):
 
 
 def limits_markdown(limits, grouped):
-    """The physical limits and rcoll's large-message busbw as a fraction."""
+    """The physical limits: rcoll's large-message busbw as a fraction of the
+    bandwidth ceilings, and small-message times as multiples of the one-way
+    latency floor (rcoll's and the best peer's)."""
     if not limits:
         return "Physical limits: not measured."
-    probes = [("tcp_stream", "single-stream TCP over 127.0.0.1"), ("memcpy_bw", "memcpy, one core")]
-    sizes = sorted({r["bytes"] for doc in limits.values() for r in doc["results"]})
+    parts = [_bandwidth_limits(limits, grouped), _latency_floor(limits, grouped)]
+    return "\n\n".join(part for part in parts if part)
+
+
+def _bandwidth_limits(limits, grouped):
+    probes = [(t, label) for t, label in (("tcp_stream", "single-stream TCP over 127.0.0.1"),
+                                           ("memcpy_bw", "memcpy, one core")) if t in limits]
+    if not probes:
+        return ""
+    sizes = sorted({r["bytes"] for tool, _ in probes for r in limits[tool]["results"]})
     lines = ["| physical limit (GB/s, median) | " + " | ".join(format_bytes(s) for s in sizes) + " |",
              "| --- " + "| ---: " * len(sizes) + "|"]
-    value = {(tool, r["bytes"]): r["GBps"] for tool, doc in limits.items() for r in doc["results"]}
+    value = {(tool, r["bytes"]): r["GBps"] for tool, _ in probes for r in limits[tool]["results"]}
     for tool, label in probes:
-        if tool in limits:
-            lines.append(f"| {label} | " + " | ".join(f"{value.get((tool, s), 0):.3f}" for s in sizes) + " |")
+        lines.append(f"| {label} | " + " | ".join(f"{value.get((tool, s), 0):.3f}" for s in sizes) + " |")
     big = [s for s in sizes if s >= 1 << 20]
     lines += ["", "rcoll busbw as a fraction of those limits (same size):", "",
               "| op | ranks | size | rcoll busbw GB/s | ÷ TCP stream | ÷ memcpy |", "| --- | ---: | --- | ---: | ---: | ---: |"]
@@ -84,9 +93,38 @@ def limits_markdown(limits, grouped):
             if not cell:
                 continue
             frac = [f"{cell['busbw_GBps'] / value[(t, s)]:.2f}" if value.get((t, s)) else "-"
-                    for t, _ in probes]
+                    for t in ("tcp_stream", "memcpy_bw")]
             lines.append(f"| {op} | {ranks} | {format_bytes(s)} | {cell['busbw_GBps']:.3f} | {frac[0]} | {frac[1]} |")
     return "\n".join(lines)
+
+
+def _latency_floor(limits, grouped):
+    if "tcp_pingpong" not in limits:
+        return ""
+    floor = {r["bytes"]: r["us"] for r in limits["tcp_pingpong"]["results"]}
+    sizes = sorted(floor)
+    lines = ["| physical limit (µs, median) | " + " | ".join(format_bytes(s) for s in sizes) + " |",
+             "| --- " + "| ---: " * len(sizes) + "|",
+             "| one-way TCP latency over 127.0.0.1 (half a round trip, both ends polling) | "
+             + " | ".join(f"{floor[s]:.2f}" for s in sizes) + " |",
+             "", "Small-message times as multiples of that floor (same size):", "",
+             "| op | ranks | size | rcoll µs | ÷ floor | best peer | its µs | ÷ floor |",
+             "| --- | ---: | --- | ---: | ---: | --- | ---: | ---: |"]
+    for (op, ranks), libs in sorted(grouped.items()):
+        for s in sizes:
+            cell = libs.get("rcoll", {}).get(s)
+            peer, peer_us = results.best_peer(libs, s, PEERS)
+            if not cell and not peer:
+                continue
+            ours = cell["time_us"] if cell else None
+            lines.append(f"| {op} | {ranks} | {format_bytes(s)} | {_fmt_time(ours)} | {_multiple(ours, floor[s])} | "
+                         f"{LIBRARIES[peer].label if peer else '-'} | {_fmt_time(peer_us)} | "
+                         f"{_multiple(peer_us, floor[s])} |")
+    return "\n".join(lines)
+
+
+def _multiple(us, floor_us):
+    return "-" if us is None or not floor_us else f"{us / floor_us:.1f}"
 
 
 def rewrite_block(text, block):

@@ -28,10 +28,10 @@ int main(int argc, char** argv) {
         asm volatile("" : : "r"(dst.data()) : "memory");
       }
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      result.gbps.push_back(static_cast<double>(copies * bytes) / seconds / 1e9);
+      result.values.push_back(static_cast<double>(copies * bytes) / seconds / 1e9);
     }
     results.push_back(std::move(result));
   }
-  report_limits("memcpy_bw", options, results);
+  report_limits("memcpy_bw", options, results, LimitUnit::gbps);
   return 0;
 }

@@ -153,6 +153,18 @@ class PureFunctions(unittest.TestCase):
         self.assertEqual(status["tcp_stream"].splitlines()[0],
                          "build failed: cannot run no-such-compiler-rcoll: No such file or directory")
 
+    def test_latency_floor_multiples(self):
+        limits = {"tcp_pingpong": {"results": [{"bytes": 8, "us": 4.0}, {"bytes": 4096, "us": 5.0}]}}
+        grouped = {("bcast", 4): {"rcoll": {8: cell(10.0), 4096: cell(12.5)},
+                                  "openmpi": {8: cell(6.0), 4096: cell(20.0)}, "gloo": {8: cell(8.0)}}}
+        text = report.limits_markdown(limits, grouped)
+        self.assertIn("| one-way TCP latency over 127.0.0.1 (half a round trip, both ends polling) | 4.00 | 5.00 |",
+                      text)
+        self.assertIn("| bcast | 4 | 8 B | 10.0 | 2.5 | Open MPI (ob1, tcp) | 6.0 | 1.5 |", text)
+        self.assertIn("| bcast | 4 | 4 KiB | 12.5 | 2.5 | Open MPI (ob1, tcp) | 20.0 | 4.0 |", text)
+        self.assertNotIn("GB/s", text)  # no bandwidth probe ran, so no bandwidth table
+        self.assertEqual(report.limits_markdown({}, grouped), "Physical limits: not measured.")
+
     def test_rewrite_block(self):
         text = f"# Doc\nbefore\n{report.BEGIN}\nold\n{report.END}\nafter\n"
         out = report.rewrite_block(text, "new")
@@ -196,8 +208,11 @@ class QuickRun(unittest.TestCase):
             self.assertEqual(s["errors"], 0, s)
             self.assertGreater(s["time_us"], 0, s)
         self.assertEqual(doc["failures"], [])
-        self.assertEqual(set(doc["limits"]), {"tcp_stream", "memcpy_bw"})
+        self.assertEqual(set(doc["limits"]), {"tcp_stream", "tcp_pingpong", "memcpy_bw"})
         self.assertGreater(doc["limits"]["memcpy_bw"]["results"][0]["GBps"], 0)
+        floor = doc["limits"]["tcp_pingpong"]["results"]
+        self.assertEqual([r["bytes"] for r in floor], [8])
+        self.assertGreater(floor[0]["us"], 0)
 
     def test_tables(self):
         with open(os.path.join(self.out, "compare.md"), encoding="utf-8") as f:
@@ -213,6 +228,13 @@ class QuickRun(unittest.TestCase):
                 cells = [c.strip() for c in row.strip("|").split("|")]
                 self.assertRegex(cells[1], r"^\d+(\.\d)?$")
                 self.assertEqual(cells[header.index("errors rcoll")], "0")
+
+    def test_latency_floor_table(self):
+        with open(os.path.join(self.out, "compare.md"), encoding="utf-8") as f:
+            text = f.read()
+        floor = text.split("Small-message times as multiples of that floor")[1]
+        for op in ("allreduce", "bcast"):
+            self.assertRegex(floor, rf"\| {op} \| 2 \| 8 B \| \d+\.\d \| \d+\.\d \| - \| - \| - \|")
 
     def test_doc_block_rewritten(self):
         with open(self.doc, encoding="utf-8") as f:

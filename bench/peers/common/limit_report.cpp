@@ -28,6 +28,7 @@ LimitOptions parse_limit_options(int argc, char** argv, const char* program, con
           {"--sizes", [](O& o, V v) { o.sizes = bench::parse_size_list(v); }},
           {"--reps", [](O& o, V v) { o.reps = bench::parse_int("--reps", v, 1); }},
           {"--min-total", [](O& o, V v) { o.min_total = bench::parse_bytes(v); }},
+          {"--round-trips", [](O& o, V v) { o.round_trips = bench::parse_int("--round-trips", v, 1); }},
           {"--json", [](O& o, V v) { o.json_path = v; }},
       },
       .flags = {{"--help", [&help](O&) { help = true; }}},
@@ -44,7 +45,7 @@ LimitOptions parse_limit_options(int argc, char** argv, const char* program, con
   }
   if (help) {
     std::fprintf(argc < 0 ? stderr : stdout,
-                 "usage: %s [--sizes 1M,16M,64M] [--reps 5] [--min-total 256M] [--json FILE]\n%s\n", program, what);
+                 "usage: %s [--sizes 1M,16M,64M] [--reps 5] [--min-total 256M] [--round-trips 20000] [--json FILE]\n%s\n", program, what);
     std::exit(argc < 0 ? 2 : 0);
   }
   return options;
@@ -54,23 +55,26 @@ std::size_t transfers_for(const LimitOptions& options, std::size_t bytes) {
   return std::max<std::size_t>(1, (options.min_total + bytes - 1) / bytes);
 }
 
-void report_limits(const char* tool, const LimitOptions& options, const std::vector<LimitResult>& results) {
-  std::printf("# %s: median over %d repetitions, GB/s = 1e9 bytes/s\n#%12s %10s\n", tool, options.reps, "bytes",
-              "GBps");
-  for (const LimitResult& r : results) std::printf(" %12zu %10.3f\n", r.bytes, median(r.gbps));
+void report_limits(const char* tool, const LimitOptions& options, const std::vector<LimitResult>& results,
+                   LimitUnit unit) {
+  const bool gbps = unit == LimitUnit::gbps;
+  const char* key = gbps ? "GBps" : "us";
+  std::printf("# %s: median over %d repetitions, %s\n#%12s %10s\n", tool, options.reps,
+              gbps ? "GB/s = 1e9 bytes/s" : "one-way latency in microseconds", "bytes", key);
+  for (const LimitResult& r : results) std::printf(" %12zu %10.3f\n", r.bytes, median(r.values));
   if (options.json_path.empty()) return;
   std::ofstream file(options.json_path);
   file << "{\n  \"meta\": {\"tool\": " << bench::json_string(tool) << ", \"reps\": " << options.reps
-       << ", \"min_total\": " << options.min_total << ", \"host\": " << bench::json_string(bench::host_name())
+       << ", \"min_total\": " << options.min_total << ", \"round_trips\": " << options.round_trips << ", \"host\": " << bench::json_string(bench::host_name())
        << "},\n  \"results\": [";
   for (std::size_t i = 0; i < results.size(); ++i) {
     char head[128];
-    std::snprintf(head, sizeof head, "{\"bytes\": %zu, \"GBps\": %.4f, \"reps_GBps\": [", results[i].bytes,
-                  median(results[i].gbps));
+    std::snprintf(head, sizeof head, "{\"bytes\": %zu, \"%s\": %.4f, \"reps_%s\": [", results[i].bytes, key,
+                  median(results[i].values), key);
     file << (i ? ",\n    " : "\n    ") << head;
-    for (std::size_t j = 0; j < results[i].gbps.size(); ++j) {
+    for (std::size_t j = 0; j < results[i].values.size(); ++j) {
       char value[32];
-      std::snprintf(value, sizeof value, "%s%.4f", j ? ", " : "", results[i].gbps[j]);
+      std::snprintf(value, sizeof value, "%s%.4f", j ? ", " : "", results[i].values[j]);
       file << value;
     }
     file << "]}";
