@@ -91,18 +91,14 @@ std::optional<collectives::AllreduceTimes> CommImpl::shared_core_timing(int shar
     return std::nullopt;
   }
   const auto start = std::chrono::steady_clock::now();
-  const collectives::Context shape{*transport_, 0, deadline, segment_bytes(), {}, tree_layout_, ranks_share_cores_};
   collectives::AllreduceTimes times;
   try {
-    times = time_allreduce_algorithms(shape, plan);
-  } catch (const IoError& e) {
+    times = time_allreduce_algorithms(call_context(0, deadline, {}), plan);
+  } catch (const Error&) {
     // As in a collective call: a rank that died is named through the
     // others' published failures, and this rank's closed connections make
     // its peers fail now.
-    fail_through(e);
-  } catch (const Error& e) {
-    break_down(-1, e);
-    throw;
+    rethrow_broken();
   }
   log::debug("allreduce timing on shared cores took {:.2f} ms (the link model expected {:.2f} ms)",
              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
@@ -121,6 +117,12 @@ transport::Transport& CommImpl::transport() {
 const transport::Capabilities& CommImpl::capabilities() const {
   if (!transport_) ensure_usable("communicator");
   return transport_->capabilities();
+}
+
+collectives::Context CommImpl::call_context(transport::Tag tag_base, Deadline deadline,
+                                           const LazyText& label) const {
+  return collectives::Context{*transport_, tag_base, deadline, segment_bytes(), label, tree_layout_,
+                              ranks_share_cores_};
 }
 
 std::size_t CommImpl::segment_bytes() const {
@@ -161,20 +163,26 @@ void CommImpl::fail(const CallInfo& call) {
     TimeoutError error(what, e.waiting_for(), std::move(not_joined));
     break_down(-1, error);
     throw error;
-  } catch (const IoError& e) {
+  } catch (const IoError&) {
     if (call.collective()) diagnosis_->publish(call);  // "entered it as ...", for the others' diagnosis
-    fail_through(e);
+    rethrow_broken();
+  } catch (const Error&) {
+    rethrow_broken();
+  }
+}
+
+void CommImpl::rethrow_broken() {
+  try {
+    throw;
+  } catch (const IoError& e) {
+    std::string known = failures_->explain(e.peer());
+    IoError error = known.empty() ? e : IoError(e.rank(), e.peer(), e.step(), e.cause() + "; " + known);
+    break_down(e.peer(), error);
+    throw error;
   } catch (const Error& e) {
     break_down(-1, e);
     throw;
   }
-}
-
-void CommImpl::fail_through(const IoError& e) {
-  std::string known = failures_->explain(e.peer());
-  IoError error = known.empty() ? e : IoError(e.rank(), e.peer(), e.step(), e.cause() + "; " + known);
-  break_down(e.peer(), error);
-  throw error;
 }
 
 void CommImpl::break_down(int peer, const Error& error) {
@@ -211,8 +219,7 @@ void CommImpl::allreduce(const void* send, void* recv, std::size_t count, DataTy
     AllreduceAlgo algo = allreduce_algo_for(bytes);
     if (log::get().should_log(spdlog::level::debug)) log::debug("{}: algorithm {}", label.str(), to_string(algo));
     if (options_.check) check_call(*transport_, call, static_cast<std::uint8_t>(algo), deadline, label);
-    collectives::Context ctx{*transport_, collective_tag_base(call.sequence), deadline, segment_bytes(), label,
-                             tree_layout_, ranks_share_cores_};
+    const collectives::Context ctx = call_context(collective_tag_base(call.sequence), deadline, label);
     collectives::allreduce(ctx, algo, send, recv, count, type, op);
   });
 }
@@ -228,8 +235,7 @@ void CommImpl::bcast(void* buf, std::size_t count, DataType type, int root, Time
     BcastAlgo algo = bcast_algo_for(bytes);
     if (log::get().should_log(spdlog::level::debug)) log::debug("{}: algorithm {}", label.str(), to_string(algo));
     if (options_.check) check_call(*transport_, call, static_cast<std::uint8_t>(algo), deadline, label);
-    collectives::Context ctx{*transport_, collective_tag_base(call.sequence), deadline, segment_bytes(), label,
-                             tree_layout_, ranks_share_cores_};
+    const collectives::Context ctx = call_context(collective_tag_base(call.sequence), deadline, label);
     collectives::bcast(ctx, algo, buf, bytes, root);
   });
 }
@@ -239,8 +245,7 @@ void CommImpl::barrier(Timeout timeout) {
   const CallInfo call = CallInfo::barrier(next_sequence());
   run(call, timeout, [&](Deadline deadline, const LazyText& label) {
     if (options_.check) check_call(*transport_, call, 0, deadline, label);
-    collectives::Context ctx{*transport_, collective_tag_base(call.sequence), deadline, segment_bytes(), label};
-    collectives::barrier(ctx);
+    collectives::barrier(call_context(collective_tag_base(call.sequence), deadline, label));
   });
 }
 

@@ -19,6 +19,7 @@
 #include "bootstrap/bootstrap.hpp"
 #include "bootstrap/tcp_server.hpp"
 #include "collectives/choose.hpp"
+#include "collectives/collectives.hpp"
 #include "comm/call_info.hpp"
 #include "comm/call_state.hpp"
 #include "comm/call_watch.hpp"
@@ -118,10 +119,12 @@ class CommImpl {
   // with what the side channel knows; a TimeoutError or IoError also breaks
   // the communicator (break_down).
   [[noreturn]] void fail(const CallInfo& call);
-  // Raises `e` completed with the first failure the side channel knows of
-  // along its peer's chain ("first failure: rank 3, peer 2: ..."), after
-  // breaking the communicator down.
-  [[noreturn]] void fail_through(const IoError& e);
+  // Inside a catch handler: rethrows the Error being handled after breaking
+  // the communicator down, an IoError completed with the first failure the
+  // side channel knows of along its peer's chain ("first failure: rank 3,
+  // peer 2: ..."). What fail() does for IoError and other Errors, and what
+  // the start-up timing (no user call) does for every error.
+  [[noreturn]] void rethrow_broken();
   void break_down(int peer, const Error& error);
   std::uint64_t next_sequence() noexcept { return sequence_++; }
   // Where ranks share the host's `shared_cores` cores (0: they do not) and
@@ -129,6 +132,9 @@ class CommImpl {
   // communicator (allreduce_timing.hpp); else none.
   std::optional<collectives::AllreduceTimes> shared_core_timing(int shared_cores, Deadline deadline);
   std::size_t segment_bytes() const;
+  // How this communicator's collectives run: its transport, segment, tree
+  // layout and core sharing, with the call's tags, deadline and label.
+  collectives::Context call_context(transport::Tag tag_base, Deadline deadline, const LazyText& label) const;
   // IoError once the communicator failed.
   const transport::Capabilities& capabilities() const;
 
