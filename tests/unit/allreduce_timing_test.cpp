@@ -210,10 +210,12 @@ std::vector<CommTiming> timing_of_comms(int size, bool calibrate) {
     mine.within_budget = detail::AllreduceTimingPlan{}.predicted_seconds(size, detail::CoreSharing::host_cpus(),
                                                                          comm.link_model().link) <=
                          detail::timing_budget_seconds;
-    for (std::size_t bytes : {std::size_t{8}, 64 * kib, 256 * kib})
-      if (mine.measured)
+    for (std::size_t bytes : {std::size_t{8}, 64 * kib, 256 * kib}) {
+      if (mine.measured) {
         EXPECT_EQ(comm.allreduce_algo_for(bytes),
                   collectives::cheapest_allreduce(bytes, size, comm.link_model().link, &*mine.measured));
+      }
+    }
   });
   return seen;
 }
@@ -229,18 +231,25 @@ TEST(SharedCoreComm, TimesItsAllreduceAlikeOnEveryRankWithinTheBudget) {
   // it, and then no rank may time.
   std::cout << size << " ranks: " << (seen[0].within_budget ? "within" : "over") << " the timing budget\n";
   EXPECT_EQ(seen[0].measured.has_value(), seen[0].within_budget);
-  if (seen[0].measured) EXPECT_TRUE(plausible(*seen[0].measured)) << describe(*seen[0].measured);
+  if (seen[0].measured) {
+    EXPECT_TRUE(plausible(*seen[0].measured)) << describe(*seen[0].measured);
+  }
   for (int rank = 1; rank < size; ++rank) {
     const CommTiming& other = seen[static_cast<std::size_t>(rank)];
     EXPECT_EQ(other.within_budget, seen[0].within_budget) << rank;
     ASSERT_EQ(other.measured.has_value(), seen[0].measured.has_value()) << rank;
-    if (other.measured) EXPECT_TRUE(same_bits(*other.measured, *seen[0].measured)) << rank;
+    if (other.measured) {
+      EXPECT_TRUE(same_bits(*other.measured, *seen[0].measured)) << rank;
+    }
   }
 }
 
 TEST(SharedCoreComm, NoTimingWithoutCalibrationOrSharing) {
-  if (oversubscribed_size() <= 9)
-    for (const CommTiming& c : timing_of_comms(oversubscribed_size(), false)) EXPECT_FALSE(c.measured.has_value());
+  if (oversubscribed_size() <= 9) {
+    for (const CommTiming& c : timing_of_comms(oversubscribed_size(), false)) {
+      EXPECT_FALSE(c.measured.has_value());
+    }
+  }
   for (const CommTiming& c : timing_of_comms(2, true))
     EXPECT_FALSE(c.measured.has_value()) << "2 ranks on this host's cores";
 }
