@@ -28,7 +28,7 @@
 
 namespace rcoll {
 
-namespace detail {
+namespace comm {
 class CommImpl;
 }
 
@@ -43,7 +43,7 @@ class Comm {
   // Joins the job described by `options`; blocks until every rank joined.
   static Comm create(const Options& options);
 
-  explicit Comm(std::unique_ptr<detail::CommImpl> impl);
+  explicit Comm(std::unique_ptr<comm::CommImpl> impl);
   Comm(Comm&&) noexcept;
   Comm& operator=(Comm&&) noexcept;
   ~Comm();
@@ -97,11 +97,11 @@ class Comm {
   }
 
   // For tests and tools: the implementation behind this communicator.
-  detail::CommImpl& impl() noexcept { return *impl_; }
+  comm::CommImpl& impl() noexcept { return *impl_; }
 
  private:
   static void check_same_length(std::size_t send, std::size_t recv);
-  std::unique_ptr<detail::CommImpl> impl_;
+  std::unique_ptr<comm::CommImpl> impl_;
 };
 
 }  // namespace rcoll

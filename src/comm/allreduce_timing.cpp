@@ -11,7 +11,7 @@
 #include "collectives/collectives.hpp"
 #include "comm/tags.hpp"
 
-namespace rcoll::detail {
+namespace rcoll::comm {
 namespace {
 
 constexpr std::size_t candidates = collectives::AllreduceTimes::algos.size();
@@ -96,4 +96,4 @@ collectives::AllreduceTimes time_allreduce_algorithms(const collectives::Context
   return medians(seconds, plan);
 }
 
-}  // namespace rcoll::detail
+}  // namespace rcoll::comm

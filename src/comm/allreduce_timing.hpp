@@ -20,7 +20,7 @@
 #include "collectives/measured_allreduce.hpp"
 #include "collectives/collectives.hpp"
 
-namespace rcoll::detail {
+namespace rcoll::comm {
 
 struct AllreduceTimingPlan {
   // Three points, because the times are not straight between 8 B and 512
@@ -55,4 +55,4 @@ inline constexpr double timing_budget_seconds = 0.2;
 collectives::AllreduceTimes time_allreduce_algorithms(const collectives::Context& shape,
                                                       const AllreduceTimingPlan& plan = {});
 
-}  // namespace rcoll::detail
+}  // namespace rcoll::comm

@@ -17,7 +17,7 @@
 namespace rcoll {
 
 Comm Comm::from_env() {
-  Options options = detail::options_from_env();
+  Options options = comm::options_from_env();
   log::set_rank(options.rank);
   // Placement binds the whole process, so it belongs to launched ranks (one
   // process each), not to Comm::create, which tests call from several threads.
@@ -28,7 +28,7 @@ Comm Comm::from_env() {
 }
 
 Comm Comm::create(const Options& options) {
-  detail::validate_options(options);
+  comm::validate_options(options);
   log::set_rank(options.rank);
   if (options.size == 1 && options.bootstrap.empty()) {
     // A job of one rank needs no service: join a rendezvous of one.
@@ -36,7 +36,7 @@ Comm Comm::create(const Options& options) {
     auto join = [rendezvous](const std::string& blob, Deadline deadline) {
       return rendezvous->join(0, blob, deadline);
     };
-    return Comm(std::make_unique<detail::CommImpl>(options, join, nullptr));
+    return Comm(std::make_unique<comm::CommImpl>(options, join, nullptr));
   }
   std::unique_ptr<bootstrap::BootstrapServer> server;
   std::string address = options.bootstrap;
@@ -59,10 +59,10 @@ Comm Comm::create(const Options& options) {
     bootstrap::JoinRequest request{address, options.job_token, options.rank, options.size, blob};
     return bootstrap::join_tcp(request, deadline);
   };
-  return Comm(std::make_unique<detail::CommImpl>(options, join, std::move(server)));
+  return Comm(std::make_unique<comm::CommImpl>(options, join, std::move(server)));
 }
 
-Comm::Comm(std::unique_ptr<detail::CommImpl> impl) : impl_(std::move(impl)) {}
+Comm::Comm(std::unique_ptr<comm::CommImpl> impl) : impl_(std::move(impl)) {}
 Comm::Comm(Comm&&) noexcept = default;
 Comm& Comm::operator=(Comm&&) noexcept = default;
 Comm::~Comm() = default;

@@ -11,8 +11,8 @@
 #include "bootstrap/tcp_server.hpp"
 #include "collectives/collectives.hpp"
 #include "comm/allreduce_timing.hpp"
-#include "comm/call_check.hpp"
-#include "comm/status_report.hpp"
+#include "diagnostics/call_check.hpp"
+#include "diagnostics/status_report.hpp"
 #include "comm/tags.hpp"
 #include "comm/validate.hpp"
 #include "common/log.hpp"
@@ -21,7 +21,7 @@
 #include "transport/factory.hpp"
 #include "transport/wait.hpp"
 
-namespace rcoll::detail {
+namespace rcoll::comm {
 namespace {
 
 // How long a timed-out collective waits for the other ranks' diagnosis keys.
@@ -40,7 +40,7 @@ CommImpl::CommImpl(const Options& options, const JoinFunction& join,
                    std::unique_ptr<bootstrap::BootstrapServer> server, const TransportFactory& make_transport)
     : options_(options),
       server_(std::move(server)),
-      state_(std::make_shared<CallState>(options.rank)),
+      state_(std::make_shared<diagnostics::CallState>(options.rank)),
       core_sharing_(options.local_size),
       tree_layout_(CoreSharing::tree_layout(options.size, options.local_size)),
       ranks_share_cores_(CoreSharing::ranks_share_cores(options.size, options.local_size)) {
@@ -60,8 +60,8 @@ CommImpl::CommImpl(const Options& options, const JoinFunction& join,
   transport_->set_peer_endpoints(bootstrap_->members());
   diagnosis_.emplace(*bootstrap_, options_.rank, options_.size);
   failures_.emplace(*bootstrap_, options_.rank, options_.size);
-  if (status_signal_requested()) status::enable_signal();
-  status::track(state_);
+  if (status_signal_requested()) diagnostics::status::enable_signal();
+  diagnostics::status::track(state_);
   log::info("joined: rank {} of {}, transport {}", options_.rank, options_.size, transport_name_);
   link_model_ = calibrate_link(options_, *transport_, *bootstrap_, deadline);
   if (link_model_.measured) log::debug("calibration took {:.2f} ms", link_model_.seconds * 1e3);
@@ -146,7 +146,7 @@ void CommImpl::ensure_usable(const LazyText& label) const {
     throw IoError(rank(), -1, label.str(), "communicator is unusable after an earlier failure: " + broken_reason_);
 }
 
-void CommImpl::fail(const CallInfo& call) {
+void CommImpl::fail(const diagnostics::CallInfo& call) {
   try {
     throw;
   } catch (const InvalidArgument&) {
@@ -214,11 +214,13 @@ void CommImpl::allreduce(const void* send, void* recv, std::size_t count, DataTy
   check_buffer(rank(), name, "send", send, count);
   check_buffer(rank(), name, "recv", recv, count);
   check_timeout(rank(), name, timeout);
-  const CallInfo call = CallInfo::allreduce(next_sequence(), count, type, op);
+  const diagnostics::CallInfo call = diagnostics::CallInfo::allreduce(next_sequence(), count, type, op);
   run(call, timeout, [&](Deadline deadline, const LazyText& label) {
     AllreduceAlgo algo = allreduce_algo_for(bytes);
     if (log::get().should_log(spdlog::level::debug)) log::debug("{}: algorithm {}", label.str(), to_string(algo));
-    if (options_.check) check_call(*transport_, call, static_cast<std::uint8_t>(algo), deadline, label);
+    if (options_.check)
+      diagnostics::check_call(*transport_, call, static_cast<std::uint8_t>(algo), check_tag(call.sequence), deadline,
+                              label);
     const collectives::Context ctx = call_context(collective_tag_base(call.sequence), deadline, label);
     collectives::allreduce(ctx, algo, send, recv, count, type, op);
   });
@@ -230,11 +232,13 @@ void CommImpl::bcast(void* buf, std::size_t count, DataType type, int root, Time
   check_buffer(rank(), name, "data", buf, count);
   check_peer(rank(), size(), name, "root", root);
   check_timeout(rank(), name, timeout);
-  const CallInfo call = CallInfo::bcast(next_sequence(), count, type, root);
+  const diagnostics::CallInfo call = diagnostics::CallInfo::bcast(next_sequence(), count, type, root);
   run(call, timeout, [&](Deadline deadline, const LazyText& label) {
     BcastAlgo algo = bcast_algo_for(bytes);
     if (log::get().should_log(spdlog::level::debug)) log::debug("{}: algorithm {}", label.str(), to_string(algo));
-    if (options_.check) check_call(*transport_, call, static_cast<std::uint8_t>(algo), deadline, label);
+    if (options_.check)
+      diagnostics::check_call(*transport_, call, static_cast<std::uint8_t>(algo), check_tag(call.sequence), deadline,
+                              label);
     const collectives::Context ctx = call_context(collective_tag_base(call.sequence), deadline, label);
     collectives::bcast(ctx, algo, buf, bytes, root);
   });
@@ -242,9 +246,9 @@ void CommImpl::bcast(void* buf, std::size_t count, DataType type, int root, Time
 
 void CommImpl::barrier(Timeout timeout) {
   check_timeout(rank(), "barrier", timeout);
-  const CallInfo call = CallInfo::barrier(next_sequence());
+  const diagnostics::CallInfo call = diagnostics::CallInfo::barrier(next_sequence());
   run(call, timeout, [&](Deadline deadline, const LazyText& label) {
-    if (options_.check) check_call(*transport_, call, 0, deadline, label);
+    if (options_.check) diagnostics::check_call(*transport_, call, 0, check_tag(call.sequence), deadline, label);
     collectives::barrier(call_context(collective_tag_base(call.sequence), deadline, label));
   });
 }
@@ -257,7 +261,7 @@ void CommImpl::send(const void* buf, std::size_t count, DataType type, int dest,
   check_user_tag(rank(), name, tag);
   check_timeout(rank(), name, timeout);
   if (dest == rank()) throw InvalidArgument("rank " + std::to_string(rank()) + ": send: sending to itself is not supported");
-  const CallInfo call = CallInfo::point_to_point(CallKind::send, count, type, dest, tag);
+  const diagnostics::CallInfo call = diagnostics::CallInfo::point_to_point(diagnostics::CallKind::send, count, type, dest, tag);
   transport::RequestPtr request = post(call, [&] { return transport_->isend(dest, user_tag(tag), buf, bytes); });
   if (request->state() == transport::Request::State::done) return;  // left inside isend: nothing to wait for
   run(call, timeout, [&](Deadline deadline, const LazyText& label) { transport::wait(*transport_, request, deadline, label); });
@@ -272,7 +276,7 @@ std::size_t CommImpl::recv(void* buf, std::size_t count, DataType type, int sour
   check_timeout(rank(), name, timeout);
   if (source == rank())
     throw InvalidArgument("rank " + std::to_string(rank()) + ": recv: receiving from itself is not supported");
-  const CallInfo call = CallInfo::point_to_point(CallKind::recv, count, type, source, tag);
+  const diagnostics::CallInfo call = diagnostics::CallInfo::point_to_point(diagnostics::CallKind::recv, count, type, source, tag);
   transport::RequestPtr request = post(call, [&] { return transport_->irecv(source, user_tag(tag), buf, bytes); });
   if (request->state() != transport::Request::State::done)  // not already there
     run(call, timeout, [&](Deadline deadline, const LazyText& label) { transport::wait(*transport_, request, deadline, label); });
@@ -284,4 +288,4 @@ std::size_t CommImpl::recv(void* buf, std::size_t count, DataType type, int sour
   return received / dtype_size(type);
 }
 
-}  // namespace rcoll::detail
+}  // namespace rcoll::comm

@@ -20,12 +20,12 @@
 #include "bootstrap/tcp_server.hpp"
 #include "collectives/choose.hpp"
 #include "collectives/collectives.hpp"
-#include "comm/call_info.hpp"
-#include "comm/call_state.hpp"
-#include "comm/call_watch.hpp"
+#include "diagnostics/call_info.hpp"
+#include "diagnostics/call_state.hpp"
+#include "diagnostics/call_watch.hpp"
 #include "comm/core_sharing.hpp"
-#include "comm/failure_report.hpp"
-#include "comm/hang_diagnosis.hpp"
+#include "diagnostics/failure_report.hpp"
+#include "diagnostics/hang_diagnosis.hpp"
 #include "comm/link_calibration.hpp"
 #include "common/lazy_text.hpp"
 #include "rcoll/errors.hpp"
@@ -34,7 +34,7 @@
 #include "transport/factory.hpp"
 #include "transport/transport.hpp"
 
-namespace rcoll::detail {
+namespace rcoll::comm {
 
 // Joins the job with this rank's endpoint blob; returns the joined bootstrap.
 using JoinFunction = std::function<std::unique_ptr<bootstrap::Bootstrap>(const std::string& blob, Deadline)>;
@@ -84,13 +84,13 @@ class CommImpl {
   // Runs one blocking call: body(deadline, label). A template, not a
   // std::function: this wraps every small-message call.
   template <typename Body>
-  void run(const CallInfo& call, Timeout timeout, Body&& body) {
+  void run(const diagnostics::CallInfo& call, Timeout timeout, Body&& body) {
     auto label = [&call] { return call.label(); };
     ensure_usable(label);
     Timeout span = timeout.count() > 0 ? timeout : options_.timeout;
     Deadline deadline = Deadline::after(span);
-    CallWatch watch(call, *state_, call.collective() ? &*diagnosis_ : nullptr,
-                    deadline.at() - span + HangDiagnosis::slow_after(span));
+    diagnostics::CallWatch watch(call, *state_, call.collective() ? &*diagnosis_ : nullptr,
+                    deadline.at() - span + diagnostics::HangDiagnosis::slow_after(span));
     transport::ScopedWaitObserver observe(&watch, core_sharing_.spin_mode());
     state_->enter(call);
     try {
@@ -106,7 +106,7 @@ class CommImpl {
   // no run(): no deadline, no wait, no call state (a small send usually
   // leaves inside isend), which is most of a small message's overhead.
   template <typename Post>
-  transport::RequestPtr post(const CallInfo& call, Post&& post_request) {
+  transport::RequestPtr post(const diagnostics::CallInfo& call, Post&& post_request) {
     ensure_usable([&call] { return call.label(); });
     try {
       return post_request();
@@ -118,7 +118,7 @@ class CommImpl {
   // Inside a catch handler: rethrows the error being handled, completed
   // with what the side channel knows; a TimeoutError or IoError also breaks
   // the communicator (break_down).
-  [[noreturn]] void fail(const CallInfo& call);
+  [[noreturn]] void fail(const diagnostics::CallInfo& call);
   // Inside a catch handler: rethrows the Error being handled after breaking
   // the communicator down, an IoError completed with the first failure the
   // side channel knows of along its peer's chain ("first failure: rank 3,
@@ -145,13 +145,13 @@ class CommImpl {
   std::unique_ptr<bootstrap::Bootstrap> bootstrap_;
   std::unique_ptr<transport::Transport> transport_;
   std::string transport_name_;
-  std::optional<HangDiagnosis> diagnosis_;
-  std::optional<FailureReport> failures_;
+  std::optional<diagnostics::HangDiagnosis> diagnosis_;
+  std::optional<diagnostics::FailureReport> failures_;
   // Algorithm per message size, built once at creation from the (measured
   // or fallback) link model; identical on every rank.
   LinkModel link_model_;
   std::optional<collectives::ChoiceTable> choices_;
-  std::shared_ptr<CallState> state_;
+  std::shared_ptr<diagnostics::CallState> state_;
   CoreSharing core_sharing_;
   // Placement of the ranks in bcast trees; identical on every rank.
   collectives::TreeLayout tree_layout_;
@@ -160,4 +160,4 @@ class CommImpl {
   std::string broken_reason_;
 };
 
-}  // namespace rcoll::detail
+}  // namespace rcoll::comm

@@ -7,7 +7,7 @@
 
 #include "topology/topology.hpp"
 
-namespace rcoll::detail {
+namespace rcoll::comm {
 namespace {
 
 std::atomic<int> live_communicators{0};
@@ -49,4 +49,4 @@ transport::SpinMode CoreSharing::spin_mode() const noexcept {
   return ranks > host_cpus() ? transport::SpinMode::yield : transport::SpinMode::pure;
 }
 
-}  // namespace rcoll::detail
+}  // namespace rcoll::comm

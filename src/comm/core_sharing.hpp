@@ -7,7 +7,7 @@
 #include "collectives/schedule.hpp"
 #include "transport/wait.hpp"
 
-namespace rcoll::detail {
+namespace rcoll::comm {
 
 class CoreSharing {
  public:
@@ -42,4 +42,4 @@ class CoreSharing {
   int local_size_;
 };
 
-}  // namespace rcoll::detail
+}  // namespace rcoll::comm

@@ -9,7 +9,7 @@
 #include "common/byte_count.hpp"
 #include "rcoll/errors.hpp"
 
-namespace rcoll::detail {
+namespace rcoll::comm {
 namespace {
 
 std::optional<std::string> env(const char* name) {
@@ -115,4 +115,4 @@ Options options_from_env() {
   return options;
 }
 
-}  // namespace rcoll::detail
+}  // namespace rcoll::comm

@@ -3,7 +3,7 @@
 
 #include "rcoll/options.hpp"
 
-namespace rcoll::detail {
+namespace rcoll::comm {
 
 // Rank, size, local rank and local size come from the first family present:
 //   RCOLL_RANK / RCOLL_SIZE / RCOLL_LOCAL_RANK / RCOLL_LOCAL_SIZE    (rcoll-run)
@@ -20,4 +20,4 @@ namespace rcoll::detail {
 // the variable.
 Options options_from_env();
 
-}  // namespace rcoll::detail
+}  // namespace rcoll::comm

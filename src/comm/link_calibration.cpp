@@ -9,7 +9,7 @@
 #include "common/log.hpp"
 #include "rcoll/errors.hpp"
 
-namespace rcoll::detail {
+namespace rcoll::comm {
 namespace {
 
 constexpr const char* calibration_key = "calibration";
@@ -60,4 +60,4 @@ LinkModel calibrate_link(const Options& options, transport::Transport& transport
   return model;
 }
 
-}  // namespace rcoll::detail
+}  // namespace rcoll::comm

@@ -12,7 +12,7 @@
 #include "rcoll/options.hpp"
 #include "transport/transport.hpp"
 
-namespace rcoll::detail {
+namespace rcoll::comm {
 
 struct LinkModel {
   collectives::LinkCost link;
@@ -32,4 +32,4 @@ struct LinkModel {
 LinkModel calibrate_link(const Options& options, transport::Transport& transport, bootstrap::Bootstrap& bootstrap,
                          Deadline deadline);
 
-}  // namespace rcoll::detail
+}  // namespace rcoll::comm

@@ -12,14 +12,15 @@
 #include "collectives/collectives.hpp"
 #include "transport/request.hpp"
 
-namespace rcoll::detail {
+namespace rcoll::comm {
 
 inline transport::Tag collective_tag_base(std::uint64_t sequence) {
   return (sequence & ((std::uint64_t(1) << 38) - 1)) << collectives::Context::step_bits;
 }
 
-inline transport::Tag check_tag(std::uint64_t sequence, std::uint32_t step) {
-  return (std::uint64_t(1) << 62) | collective_tag_base(sequence) | step;
+// The RCOLL_CHECK exchange of a call uses this tag and the next one.
+inline transport::Tag check_tag(std::uint64_t sequence) {
+  return (std::uint64_t(1) << 62) | collective_tag_base(sequence);
 }
 
 // The start-up allreduce timing (allreduce_timing.hpp) numbers its calls
@@ -33,4 +34,4 @@ inline transport::Tag user_tag(int tag) {
   return (std::uint64_t(1) << 63) | static_cast<std::uint32_t>(tag);
 }
 
-}  // namespace rcoll::detail
+}  // namespace rcoll::comm

@@ -4,7 +4,7 @@
 
 #include "rcoll/errors.hpp"
 
-namespace rcoll::detail {
+namespace rcoll::comm {
 namespace {
 
 [[noreturn]] void invalid(int rank, std::string_view call, const std::string& what) {
@@ -54,4 +54,4 @@ void throw_bad_timeout(int rank, std::string_view call, std::chrono::millisecond
   invalid(rank, call, "timeout " + std::to_string(timeout.count()) + " ms is negative (0 means the default)");
 }
 
-}  // namespace rcoll::detail
+}  // namespace rcoll::comm

@@ -13,7 +13,7 @@
 #include "rcoll/options.hpp"
 #include "rcoll/types.hpp"
 
-namespace rcoll::detail {
+namespace rcoll::comm {
 
 void validate_options(const Options& options);
 
@@ -64,4 +64,4 @@ inline void check_timeout(int rank, std::string_view call, std::chrono::millisec
     throw_bad_timeout(rank, call, timeout);
 }
 
-}  // namespace rcoll::detail
+}  // namespace rcoll::comm

@@ -21,9 +21,9 @@ void run_comm_ranks(const std::string& backend, int size, const Options& base,
     options.transport = TransportKind::tcp;
     if (adjust) adjust(options);
     auto join = [&](const std::string& blob, Deadline deadline) { return rendezvous->join(rank, blob, deadline); };
-    detail::TransportFactory make;
+    comm::TransportFactory make;
     if (backend == "inproc") make = [&](const transport::TransportConfig& c) { return fabric->endpoint(c.rank); };
-    Comm comm(std::make_unique<detail::CommImpl>(options, join, nullptr, make));
+    Comm comm(std::make_unique<comm::CommImpl>(options, join, nullptr, make));
     body(comm);
   });
 }

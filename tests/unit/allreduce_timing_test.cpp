@@ -133,8 +133,8 @@ TEST(MeasuredChoice, TheTableSaysWhatWasMeasured) {
 class AllreduceTiming : public test::OnBackend<std::string> {};
 
 // A short plan: the same steps, fewer calls.
-detail::AllreduceTimingPlan quick_plan() {
-  detail::AllreduceTimingPlan plan;
+comm::AllreduceTimingPlan quick_plan() {
+  comm::AllreduceTimingPlan plan;
   plan.bytes = {8, 4 * kib, 16 * kib};
   plan.rounds = 2;
   plan.timed = {2, 2, 2};
@@ -152,7 +152,7 @@ TEST_P(AllreduceTiming, EveryRankGetsTheSameTimes) {
   std::vector<AllreduceTimes> results(size);
   test::run_ranks(size, [&](int rank) {
     results[static_cast<std::size_t>(rank)] =
-        detail::time_allreduce_algorithms(shape(world.at(rank), Deadline::after(60s)), quick_plan());
+        comm::time_allreduce_algorithms(shape(world.at(rank), Deadline::after(60s)), quick_plan());
   });
   EXPECT_TRUE(plausible(results[0])) << describe(results[0]);
   EXPECT_EQ(results[0].bytes, quick_plan().bytes);
@@ -168,7 +168,7 @@ INSTANTIATE_TEST_SUITE_P(Backends, AllreduceTiming, ::testing::ValuesIn(test::tr
 TEST(AllreduceTimingErrors, AMissingRankTimesOutNamingTheTimingStep) {
   test::TransportWorld world = test::make_transport_world("inproc", 2);
   try {
-    detail::time_allreduce_algorithms(shape(world.at(0), Deadline::after(200ms)), quick_plan());
+    comm::time_allreduce_algorithms(shape(world.at(0), Deadline::after(200ms)), quick_plan());
     FAIL() << "no TimeoutError";
   } catch (const TimeoutError& e) {
     EXPECT_NE(std::string(e.what()).find("start-up allreduce timing #0 (rd, 8 B)"), std::string::npos) << e.what();
@@ -178,14 +178,14 @@ TEST(AllreduceTimingErrors, AMissingRankTimesOutNamingTheTimingStep) {
 // ------------------------------------------------------------ the communicator
 
 TEST(AllreduceTimingBudget, ScalesWithTheRanksPerCoreAndKeepsSlowNetworksOut) {
-  const detail::AllreduceTimingPlan plan;
+  const comm::AllreduceTimingPlan plan;
   const double on_4 = plan.predicted_seconds(4, 4, link);
   EXPECT_GT(on_4, 0);
   EXPECT_DOUBLE_EQ(plan.predicted_seconds(4, 2, link), 2 * on_4);
   EXPECT_GT(plan.predicted_seconds(8, 2, link), plan.predicted_seconds(4, 2, link));
   // This host over TCP, and the Soft-RoCE guest (its calibration measured these).
-  EXPECT_LT(plan.predicted_seconds(8, 2, LinkCost{6e-6, 1 / 5e9, 1 / 27e9}), detail::timing_budget_seconds);
-  EXPECT_GT(plan.predicted_seconds(3, 2, LinkCost{48e-6, 1 / 0.018e9, 1 / 0.12e9}), detail::timing_budget_seconds);
+  EXPECT_LT(plan.predicted_seconds(8, 2, LinkCost{6e-6, 1 / 5e9, 1 / 27e9}), comm::timing_budget_seconds);
+  EXPECT_GT(plan.predicted_seconds(3, 2, LinkCost{48e-6, 1 / 0.018e9, 1 / 0.12e9}), comm::timing_budget_seconds);
 }
 
 // ------------------------------------------------------------ the communicator
@@ -204,12 +204,12 @@ std::vector<CommTiming> timing_of_comms(int size, bool calibrate) {
   base.timeout = 30s;
   base.calibrate = calibrate;
   test::run_comm_ranks("tcp", size, base, [&](Comm& c) {
-    const detail::CommImpl& comm = c.impl();
+    const comm::CommImpl& comm = c.impl();
     CommTiming& mine = seen[static_cast<std::size_t>(comm.rank())];
     mine.measured = comm.choices().measured();
-    mine.within_budget = detail::AllreduceTimingPlan{}.predicted_seconds(size, detail::CoreSharing::host_cpus(),
+    mine.within_budget = comm::AllreduceTimingPlan{}.predicted_seconds(size, comm::CoreSharing::host_cpus(),
                                                                          comm.link_model().link) <=
-                         detail::timing_budget_seconds;
+                         comm::timing_budget_seconds;
     for (std::size_t bytes : {std::size_t{8}, 64 * kib, 256 * kib}) {
       if (mine.measured) {
         EXPECT_EQ(comm.allreduce_algo_for(bytes),
@@ -221,7 +221,7 @@ std::vector<CommTiming> timing_of_comms(int size, bool calibrate) {
 }
 
 // More ranks than this host's CPUs, so that they share cores (threads here).
-int oversubscribed_size() { return detail::CoreSharing::host_cpus() + 1; }
+int oversubscribed_size() { return comm::CoreSharing::host_cpus() + 1; }
 
 TEST(SharedCoreComm, TimesItsAllreduceAlikeOnEveryRankWithinTheBudget) {
   const int size = oversubscribed_size();

@@ -85,7 +85,7 @@ TEST(Calibration, EncodingRoundTripsExactlyAndRejectsGarbage) {
 // ------------------------------------------------------------ the communicator
 
 struct CommView {
-  detail::LinkModel model;
+  comm::LinkModel model;
   std::vector<AllreduceAlgo> allreduce;
   std::vector<BcastAlgo> bcast;
   double create_seconds = 0;
@@ -115,10 +115,10 @@ std::vector<CommView> create_comms(const std::string& backend, int size, bool ca
     options.timeout = 20s;
     options.calibrate = calibrate;
     auto join = [&](const std::string& blob, Deadline deadline) { return rendezvous->join(rank, blob, deadline); };
-    detail::TransportFactory make;
+    comm::TransportFactory make;
     if (backend == "inproc") make = [&](const transport::TransportConfig& c) { return fabric->endpoint(c.rank); };
     const auto start = std::chrono::steady_clock::now();
-    detail::CommImpl comm(options, join, nullptr, make);
+    comm::CommImpl comm(options, join, nullptr, make);
     CommView& view = views[static_cast<std::size_t>(rank)];
     view.create_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     view.model = comm.link_model();
@@ -179,7 +179,7 @@ TEST(Calibration, EnvironmentSwitch) {
   auto read = [](const char* value) {
     if (value) setenv("RCOLL_CALIBRATE", value, 1);
     else unsetenv("RCOLL_CALIBRATE");
-    Options o = detail::options_from_env();
+    Options o = comm::options_from_env();
     unsetenv("RCOLL_CALIBRATE");
     return o.calibrate;
   };

@@ -8,7 +8,7 @@
 #include "comm/env_options.hpp"
 #include "rcoll/errors.hpp"
 
-namespace rcoll::detail {
+namespace rcoll::comm {
 namespace {
 
 // Clears every variable rcoll reads, sets the given ones, restores all on exit.
@@ -158,4 +158,4 @@ TEST(EnvOptions, CheckIsOffUnlessRcollCheckIsOne) {
 }
 
 }  // namespace
-}  // namespace rcoll::detail
+}  // namespace rcoll::comm

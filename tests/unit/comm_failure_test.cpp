@@ -12,7 +12,7 @@
 
 #include "bootstrap/in_memory.hpp"
 #include "comm/comm_impl.hpp"
-#include "comm/failure_report.hpp"
+#include "diagnostics/failure_report.hpp"
 #include "rcoll/rcoll.hpp"
 #include "support/comm_ranks.hpp"
 #include "support/run_ranks.hpp"
@@ -74,15 +74,15 @@ TEST(CommFailure, AFailedRankClosesItsConnectionsAndPeersFailFastNamingIt) {
 TEST(FailureReport, FollowsTheChainToTheEarliestReport) {
   bootstrap::InMemoryRendezvous rendezvous(4);
   auto b = join_all(rendezvous, 4);
-  detail::FailureReport(*b[3], 3, 4).publish_failure(2, "rank 3, peer 2: allreduce #5: peer closed the connection");
-  detail::FailureReport(*b[1], 1, 4).publish_failure(3, "rank 1, peer 3: allreduce #5: peer closed the connection");
-  detail::FailureReport zero(*b[0], 0, 4);
+  diagnostics::FailureReport(*b[3], 3, 4).publish_failure(2, "rank 3, peer 2: allreduce #5: peer closed the connection");
+  diagnostics::FailureReport(*b[1], 1, 4).publish_failure(3, "rank 1, peer 3: allreduce #5: peer closed the connection");
+  diagnostics::FailureReport zero(*b[0], 0, 4);
   EXPECT_EQ(zero.explain(1), "first failure: rank 3, peer 2: allreduce #5: peer closed the connection");
   EXPECT_EQ(zero.explain(2), "");  // rank 2 said nothing: the error names it already
   EXPECT_EQ(zero.explain(-1), "");
   EXPECT_FALSE(zero.find_abort());
-  detail::FailureReport(*b[2], 2, 4).publish_abort("out of\nmemory", 1s);
-  detail::FailureReport(*b[3], 3, 4).publish_abort("second abort loses", 1s);
+  diagnostics::FailureReport(*b[2], 2, 4).publish_abort("out of\nmemory", 1s);
+  diagnostics::FailureReport(*b[3], 3, 4).publish_abort("second abort loses", 1s);
   EXPECT_EQ(zero.find_abort(), "rank 2 aborted: out of\nmemory");
   EXPECT_EQ(zero.explain(1), "rank 2 aborted: out of\nmemory");
 }
@@ -90,9 +90,9 @@ TEST(FailureReport, FollowsTheChainToTheEarliestReport) {
 TEST(FailureReport, ACycleOfReportsEnds) {
   bootstrap::InMemoryRendezvous rendezvous(3);
   auto b = join_all(rendezvous, 3);
-  detail::FailureReport(*b[1], 1, 3).publish_failure(2, "one");
-  detail::FailureReport(*b[2], 2, 3).publish_failure(1, "two");
-  EXPECT_EQ(detail::FailureReport(*b[0], 0, 3).explain(1), "first failure: two");
+  diagnostics::FailureReport(*b[1], 1, 3).publish_failure(2, "one");
+  diagnostics::FailureReport(*b[2], 2, 3).publish_failure(1, "two");
+  EXPECT_EQ(diagnostics::FailureReport(*b[0], 0, 3).explain(1), "first failure: two");
 }
 
 // Ranks as threads: the abort ends the whole process, so it runs in a

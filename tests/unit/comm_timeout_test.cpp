@@ -12,9 +12,9 @@
 
 #include "bootstrap/in_memory.hpp"
 #include "comm/comm_impl.hpp"
-#include "comm/failure_report.hpp"
-#include "comm/hang_diagnosis.hpp"
-#include "comm/status_report.hpp"
+#include "diagnostics/failure_report.hpp"
+#include "diagnostics/hang_diagnosis.hpp"
+#include "diagnostics/status_report.hpp"
 #include "rcoll/rcoll.hpp"
 #include "support/comm_ranks.hpp"
 #include "support/run_ranks.hpp"
@@ -107,13 +107,13 @@ TEST(HangDiagnosis, TellsMissingLateDifferentAndFailedRanksApart) {
   bootstrap::InMemoryRendezvous rendezvous(6);
   std::vector<std::unique_ptr<bootstrap::Bootstrap>> b(6);
   test::run_ranks(6, [&](int r) { b[static_cast<std::size_t>(r)] = rendezvous.join(r, "", Deadline::after(5s)); });
-  auto call = detail::CallInfo::allreduce(7, 4096, DataType::float32, ReduceOp::sum);
-  detail::HangDiagnosis(*b[1], 1, 6).publish(call);
-  detail::HangDiagnosis(*b[2], 2, 6).publish(detail::CallInfo::bcast(7, 16, DataType::float32, 0));
-  detail::HangDiagnosis(*b[3], 3, 6).publish(detail::CallInfo::barrier(8));  // finished #7 already
-  detail::FailureReport(*b[5], 5, 6).publish_failure(-1, "rank 5: bcast #6 (...): timed out");
+  auto call = diagnostics::CallInfo::allreduce(7, 4096, DataType::float32, ReduceOp::sum);
+  diagnostics::HangDiagnosis(*b[1], 1, 6).publish(call);
+  diagnostics::HangDiagnosis(*b[2], 2, 6).publish(diagnostics::CallInfo::bcast(7, 16, DataType::float32, 0));
+  diagnostics::HangDiagnosis(*b[3], 3, 6).publish(diagnostics::CallInfo::barrier(8));  // finished #7 already
+  diagnostics::FailureReport(*b[5], 5, 6).publish_failure(-1, "rank 5: bcast #6 (...): timed out");
   auto start = Clock::now();
-  auto finding = detail::HangDiagnosis(*b[0], 0, 6).explain(call, 100ms);
+  auto finding = diagnostics::HangDiagnosis(*b[0], 0, 6).explain(call, 100ms);
   EXPECT_LT(Clock::now() - start, 2s);
   EXPECT_EQ(finding.not_joined, (std::vector<int>{4, 5}));
   EXPECT_EQ(finding.text,
@@ -121,27 +121,27 @@ TEST(HangDiagnosis, TellsMissingLateDifferentAndFailedRanksApart) {
             "rank 2 entered it as bcast (16 x float32, root 0); "
             "rank 5 failed before it (rank 5: bcast #6 (...): timed out)");
   // Rank 0 published its own key while explaining.
-  EXPECT_EQ(b[4]->try_get(detail::HangDiagnosis::key(7, 0)), call.describe());
+  EXPECT_EQ(b[4]->try_get(diagnostics::HangDiagnosis::key(7, 0)), call.describe());
 }
 
 TEST(HangDiagnosis, EveryRankJoinedAndTheSlowThreshold) {
   bootstrap::InMemoryRendezvous rendezvous(2);
   std::vector<std::unique_ptr<bootstrap::Bootstrap>> b(2);
   test::run_ranks(2, [&](int r) { b[static_cast<std::size_t>(r)] = rendezvous.join(r, "", Deadline::after(5s)); });
-  auto call = detail::CallInfo::barrier(3);
-  detail::HangDiagnosis(*b[1], 1, 2).publish(call);
-  auto finding = detail::HangDiagnosis(*b[0], 0, 2).explain(call, 50ms);
+  auto call = diagnostics::CallInfo::barrier(3);
+  diagnostics::HangDiagnosis(*b[1], 1, 2).publish(call);
+  auto finding = diagnostics::HangDiagnosis(*b[0], 0, 2).explain(call, 50ms);
   EXPECT_TRUE(finding.not_joined.empty());
   EXPECT_TRUE(contains(finding.text, "every rank entered it")) << finding.text;
-  EXPECT_EQ(detail::HangDiagnosis::slow_after(4000ms), 1000ms);
-  EXPECT_EQ(detail::HangDiagnosis::slow_after(2ms), 1ms);
+  EXPECT_EQ(diagnostics::HangDiagnosis::slow_after(4000ms), 1000ms);
+  EXPECT_EQ(diagnostics::HangDiagnosis::slow_after(2ms), 1ms);
 }
 
 // SIGUSR1 (as rcoll-run forwards it): a rank blocked in a call says where
 // and on whom it waits; a rank outside any call says what it did last.
 TEST(StatusReport, EveryRankSaysWhatItDoes) {
-  detail::status::enable_signal();
-  ASSERT_TRUE(detail::status::enabled());
+  diagnostics::status::enable_signal();
+  ASSERT_TRUE(diagnostics::status::enabled());
   std::atomic<bool> reported{false};
   std::atomic<bool> blocked{false};
   testing::internal::CaptureStderr();

@@ -12,7 +12,7 @@
 
 #include "comm/core_sharing.hpp"
 
-namespace rcoll::detail {
+namespace rcoll::comm {
 namespace {
 
 // The CPUs of a Linux cpu list such as "0-3,8,10-11".
@@ -119,4 +119,4 @@ TEST(CoreSharing, RanksShareCoresOnlyWhenAllAreOnAHostWithFewerCpus) {
 }
 
 }  // namespace
-}  // namespace rcoll::detail
+}  // namespace rcoll::comm

@@ -11,7 +11,7 @@
 
 #include "rcoll/types.hpp"
 
-namespace rcoll::detail {
+namespace rcoll::diagnostics {
 
 enum class CallKind : std::uint8_t { none, allreduce, bcast, barrier, send, recv };
 
@@ -47,4 +47,4 @@ struct CallInfo {
   std::string label() const;
 };
 
-}  // namespace rcoll::detail
+}  // namespace rcoll::diagnostics

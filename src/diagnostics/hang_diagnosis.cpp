@@ -1,15 +1,15 @@
-#include "comm/hang_diagnosis.hpp"
+#include "diagnostics/hang_diagnosis.hpp"
 
 #include <algorithm>
 #include <map>
 #include <thread>
 
-#include "comm/failure_report.hpp"
-#include "comm/rank_list.hpp"
+#include "diagnostics/failure_report.hpp"
+#include "diagnostics/rank_list.hpp"
 #include "common/log.hpp"
 #include "rcoll/errors.hpp"
 
-namespace rcoll::detail {
+namespace rcoll::diagnostics {
 namespace {
 
 constexpr auto put_bound = std::chrono::seconds(1);
@@ -105,4 +105,4 @@ HangDiagnosis::Finding HangDiagnosis::summarize(const CallInfo& call,
   return finding;
 }
 
-}  // namespace rcoll::detail
+}  // namespace rcoll::diagnostics

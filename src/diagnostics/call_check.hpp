@@ -1,7 +1,7 @@
 // RCOLL_CHECK: before a collective, the ranks compare what they were called
 // with. Every rank sends its call's fingerprint (kind, count, dtype, op,
 // root, algorithm, sequence number: 32 bytes) to rank 0 on a tag space of
-// its own (tags.hpp); rank 0 sends the table of all fingerprints back, and
+// its own (comm/tags.hpp); rank 0 sends the table of all fingerprints back, and
 // every rank compares the same table. When they differ, every rank throws
 // the same MismatchError, e.g.
 //
@@ -16,17 +16,18 @@
 
 #include <cstdint>
 
-#include "comm/call_info.hpp"
+#include "diagnostics/call_info.hpp"
 #include "common/deadline.hpp"
 #include "common/lazy_text.hpp"
 #include "transport/transport.hpp"
 
-namespace rcoll::detail {
+namespace rcoll::diagnostics {
 
 // `algorithm`: the algorithm this rank will run (its enum value), so that
-// ranks configured differently are caught too. Throws MismatchError, or the
+// ranks configured differently are caught too. `tag` and `tag + 1`: the
+// exchange's tags, unique to this call (the caller's tag space). Throws MismatchError, or the
 // transport's TimeoutError/IoError when the exchange itself fails.
-void check_call(transport::Transport& transport, const CallInfo& call, std::uint8_t algorithm, Deadline deadline,
-                const LazyText& label);
+void check_call(transport::Transport& transport, const CallInfo& call, std::uint8_t algorithm, transport::Tag tag,
+                Deadline deadline, const LazyText& label);
 
-}  // namespace rcoll::detail
+}  // namespace rcoll::diagnostics

@@ -1,4 +1,4 @@
-#include "comm/call_check.hpp"
+#include "diagnostics/call_check.hpp"
 
 #include <algorithm>
 #include <array>
@@ -6,13 +6,12 @@
 #include <map>
 #include <vector>
 
-#include "comm/rank_list.hpp"
-#include "comm/tags.hpp"
+#include "diagnostics/rank_list.hpp"
 #include "rcoll/errors.hpp"
 #include "rcoll/options.hpp"
 #include "transport/wait.hpp"
 
-namespace rcoll::detail {
+namespace rcoll::diagnostics {
 namespace {
 
 // The wire form: fixed-width fields, host byte order (ranks of one job
@@ -69,8 +68,8 @@ std::string describe(const Fingerprint& f, bool with_algorithm) {
 }
 
 // Rank 0 gathers every fingerprint and sends the table back to all.
-std::vector<Fingerprint> exchange(transport::Transport& transport, const Fingerprint& mine, Deadline deadline,
-                                  const LazyText& label) {
+std::vector<Fingerprint> exchange(transport::Transport& transport, const Fingerprint& mine, transport::Tag tag,
+                                  Deadline deadline, const LazyText& label) {
   const int size = transport.size();
   std::vector<Fingerprint> table(static_cast<std::size_t>(size));
   const std::size_t table_bytes = table.size() * sizeof(Fingerprint);
@@ -79,14 +78,14 @@ std::vector<Fingerprint> exchange(transport::Transport& transport, const Fingerp
   if (transport.rank() == 0) {
     table[0] = mine;
     for (int r = 1; r < size; ++r)
-      requests.push_back(transport.irecv(r, check_tag(mine.sequence, 0), &table[static_cast<std::size_t>(r)],
+      requests.push_back(transport.irecv(r, tag, &table[static_cast<std::size_t>(r)],
                                          sizeof(Fingerprint)));
     transport::wait_all(transport, requests, deadline, step);
     requests.clear();
-    for (int r = 1; r < size; ++r) requests.push_back(transport.isend(r, check_tag(mine.sequence, 1), table.data(), table_bytes));
+    for (int r = 1; r < size; ++r) requests.push_back(transport.isend(r, tag + 1, table.data(), table_bytes));
   } else {
-    requests.push_back(transport.isend(0, check_tag(mine.sequence, 0), &mine, sizeof(Fingerprint)));
-    requests.push_back(transport.irecv(0, check_tag(mine.sequence, 1), table.data(), table_bytes));
+    requests.push_back(transport.isend(0, tag, &mine, sizeof(Fingerprint)));
+    requests.push_back(transport.irecv(0, tag + 1, table.data(), table_bytes));
   }
   transport::wait_all(transport, requests, deadline, step);
   return table;
@@ -122,13 +121,13 @@ std::vector<Fingerprint> exchange(transport::Transport& transport, const Fingerp
 
 }  // namespace
 
-void check_call(transport::Transport& transport, const CallInfo& call, std::uint8_t algorithm, Deadline deadline,
-                const LazyText& label) {
+void check_call(transport::Transport& transport, const CallInfo& call, std::uint8_t algorithm, transport::Tag tag,
+                Deadline deadline, const LazyText& label) {
   if (transport.size() == 1) return;
   Fingerprint mine = fingerprint_of(call, algorithm);
-  auto table = exchange(transport, mine, deadline, label);
+  auto table = exchange(transport, mine, tag, deadline, label);
   for (const auto& f : table)
     if (std::memcmp(&f, &table.front(), sizeof f) != 0) throw_mismatch(transport.rank(), table);
 }
 
-}  // namespace rcoll::detail
+}  // namespace rcoll::diagnostics

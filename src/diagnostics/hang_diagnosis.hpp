@@ -25,9 +25,9 @@
 #include <vector>
 
 #include "bootstrap/bootstrap.hpp"
-#include "comm/call_info.hpp"
+#include "diagnostics/call_info.hpp"
 
-namespace rcoll::detail {
+namespace rcoll::diagnostics {
 
 class HangDiagnosis {
  public:
@@ -60,4 +60,4 @@ class HangDiagnosis {
   std::optional<std::uint64_t> published_;
 };
 
-}  // namespace rcoll::detail
+}  // namespace rcoll::diagnostics

@@ -5,13 +5,13 @@
 // waits for. wait_all calls it only while blocked, never on the fast path.
 #pragma once
 
-#include "comm/call_info.hpp"
-#include "comm/call_state.hpp"
-#include "comm/hang_diagnosis.hpp"
-#include "comm/status_report.hpp"
+#include "diagnostics/call_info.hpp"
+#include "diagnostics/call_state.hpp"
+#include "diagnostics/hang_diagnosis.hpp"
+#include "diagnostics/status_report.hpp"
 #include "transport/wait.hpp"
 
-namespace rcoll::detail {
+namespace rcoll::diagnostics {
 
 class CallWatch final : public transport::WaitObserver {
  public:
@@ -39,4 +39,4 @@ class CallWatch final : public transport::WaitObserver {
   Deadline::Clock::time_point slow_at_;
 };
 
-}  // namespace rcoll::detail
+}  // namespace rcoll::diagnostics

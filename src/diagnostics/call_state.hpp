@@ -8,9 +8,9 @@
 #include <atomic>
 #include <cstdint>
 
-#include "comm/call_info.hpp"
+#include "diagnostics/call_info.hpp"
 
-namespace rcoll::detail {
+namespace rcoll::diagnostics {
 
 class CallState {
  public:
@@ -73,4 +73,4 @@ class CallState {
   std::atomic<std::uint64_t> answered_{0};
 };
 
-}  // namespace rcoll::detail
+}  // namespace rcoll::diagnostics

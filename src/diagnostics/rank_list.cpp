@@ -1,8 +1,8 @@
-#include "comm/rank_list.hpp"
+#include "diagnostics/rank_list.hpp"
 
 #include <vector>
 
-namespace rcoll::detail {
+namespace rcoll::diagnostics {
 
 std::string join_ranks(std::span<const int> ranks) {
   // Runs of 3 or more consecutive ranks become "a-b".
@@ -31,4 +31,4 @@ std::string name_ranks(std::span<const int> ranks) {
   return (one ? "rank " : "ranks ") + join_ranks(ranks);
 }
 
-}  // namespace rcoll::detail
+}  // namespace rcoll::diagnostics

@@ -21,7 +21,7 @@
 
 #include "bootstrap/bootstrap.hpp"
 
-namespace rcoll::detail {
+namespace rcoll::diagnostics {
 
 class FailureReport {
  public:
@@ -52,4 +52,4 @@ class FailureReport {
   int size_;
 };
 
-}  // namespace rcoll::detail
+}  // namespace rcoll::diagnostics

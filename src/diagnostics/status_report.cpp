@@ -1,4 +1,4 @@
-#include "comm/status_report.hpp"
+#include "diagnostics/status_report.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -12,12 +12,12 @@
 #include <thread>
 #include <vector>
 
-#include "comm/rank_list.hpp"
+#include "diagnostics/rank_list.hpp"
 #include "common/fd.hpp"
 #include "common/socket_util.hpp"
 #include "rcoll/errors.hpp"
 
-namespace rcoll::detail::status {
+namespace rcoll::diagnostics::status {
 namespace {
 
 // How long the reporter leaves a communicator inside a call to answer itself.
@@ -177,4 +177,4 @@ void print_state(const CallState::Snapshot& snapshot, int rank) {
     write_line(who + "not in an rcoll call; " + describe_last(snapshot));
 }
 
-}  // namespace rcoll::detail::status
+}  // namespace rcoll::diagnostics::status

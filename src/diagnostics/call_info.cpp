@@ -1,8 +1,8 @@
-#include "comm/call_info.hpp"
+#include "diagnostics/call_info.hpp"
 
 #include <spdlog/fmt/fmt.h>
 
-namespace rcoll::detail {
+namespace rcoll::diagnostics {
 
 std::string_view to_string(CallKind kind) noexcept {
   switch (kind) {
@@ -39,4 +39,4 @@ std::string CallInfo::label() const {
   return fmt::format("{} #{}{}", to_string(kind), sequence, arguments(*this));
 }
 
-}  // namespace rcoll::detail
+}  // namespace rcoll::diagnostics

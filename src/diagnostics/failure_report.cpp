@@ -1,4 +1,4 @@
-#include "comm/failure_report.hpp"
+#include "diagnostics/failure_report.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -6,7 +6,7 @@
 
 #include "common/log.hpp"
 
-namespace rcoll::detail {
+namespace rcoll::diagnostics {
 namespace {
 
 constexpr auto publish_bound = std::chrono::seconds(1);
@@ -87,4 +87,4 @@ std::optional<std::pair<int, std::string>> FailureReport::failure_of(int rank) n
   return value ? split(*value) : std::nullopt;
 }
 
-}  // namespace rcoll::detail
+}  // namespace rcoll::diagnostics

@@ -18,10 +18,10 @@
 #include <memory>
 #include <span>
 
-#include "comm/call_state.hpp"
+#include "diagnostics/call_state.hpp"
 #include "common/lazy_text.hpp"
 
-namespace rcoll::detail::status {
+namespace rcoll::diagnostics::status {
 
 // Installs the SIGUSR1 handler and starts the reporter thread, once per
 // process; later calls do nothing. IoError if the pipe or thread cannot be made.
@@ -39,4 +39,4 @@ void print_waiting(int rank, const LazyText& step, std::span<const int> peers);
 // The reporter's answer for a communicator from its state alone.
 void print_state(const CallState::Snapshot& snapshot, int rank);
 
-}  // namespace rcoll::detail::status
+}  // namespace rcoll::diagnostics::status
