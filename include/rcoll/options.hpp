@@ -40,12 +40,13 @@ struct Options {
   // rank 0 per collective; meant for debugging.
   bool check = false;
   // RCOLL_CALIBRATE (default 1): at creation, ranks 0 and 1 measure the
-  // link's latency and bandwidth and rank 0 the reduction speed (a few ms),
-  // and the algorithm choice uses those figures; where all ranks are on one
-  // host with fewer cores than ranks, every rank also times the allreduce
-  // algorithms (tens of ms) and small allreduce follows those times. 0 uses
-  // fixed per-transport estimates instead, without either. Must be the same
-  // on every rank. Ignored for one rank.
+  // link's latency and bandwidth and rank 0 the reduction speed (a few
+  // milliseconds), and the algorithm plan is made from those figures; 0
+  // uses fixed per-transport estimates instead. Ignored for one rank.
+  //
+  // Every rank must be given the same algorithms, segment, calibrate and
+  // check: the ranks compare them when they join, and a difference fails
+  // creation on every rank with an InvalidArgument naming it.
   bool calibrate = true;
 };
 

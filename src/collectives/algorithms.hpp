@@ -1,6 +1,6 @@
-// The individual algorithms behind collectives.hpp's entry points. Each has
-// the entry point's contract; in addition each handles world size 1 and
-// count 0 itself (out-of-place copy, then return).
+// The schedules, one file each. Each handles world size 1 and count 0
+// itself (an out-of-place copy, then return). tuning/catalog.hpp lists them
+// with their costs; the communicator runs the one the plan chose.
 #pragma once
 
 #include <cstddef>
@@ -25,24 +25,22 @@ void bcast_chain(const Context& ctx, void* buf, std::size_t bytes, int root);
 
 void barrier_dissemination(const Context& ctx);
 
-// Binomial-tree bcast of `bytes` from `root` in segments of `segment_bytes`:
-// each rank forwards a segment to its children as soon as it has it. Uses
-// ctx.tag(step). bcast_binomial is this with step 0; allreduce_tree uses it
-// for its second phase.
+// Binomial-tree bcast of `bytes` from `root` in pieces of at most
+// `segment_bytes`: each rank forwards a piece to its children as soon as
+// it has it. Uses ctx.tag(step). bcast_binomial is this with step 0;
+// allreduce_tree uses it for its second phase.
 void binomial_bcast_segments(const Context& ctx, std::byte* buf, std::size_t bytes, std::size_t segment_bytes,
                              int root, std::uint32_t step, std::string_view name);
 
-// Pipelined forwarding along any tree: receives each segment from
+// Pipelined forwarding along any tree: receives each piece from
 // links.parent (none at the root) and forwards it to links.children in that
-// order as soon as it has arrived. The message is cut as forward_pieces
-// (schedule.hpp) says: pieces of `segment_bytes`, twice that from the root
-// to a leaf, two eager halves where one piece would just miss the eager
-// limit. The binomial bcast and the chain (a tree with one child per rank)
-// are both this.
+// order as soon as it has arrived; every edge cuts the message alike
+// (segment_range). The binomial bcast and the chain (a tree with one child
+// per rank) are both this.
 void forward_segments(const Context& ctx, const TreeLinks& links, std::byte* buf, std::size_t bytes,
                       std::size_t segment_bytes, std::uint32_t step, std::string_view name);
 
-// The shared prologue of the allreduce algorithms: copies send to recv when
+// The shared prologue of the allreduce schedules: copies send to recv when
 // out of place and the world has one rank. True when nothing is left to do.
 bool allreduce_trivial(const Context& ctx, const void* send, void* recv, std::size_t count, DataType type);
 

@@ -4,7 +4,7 @@
 // that single final value to everyone, so all ranks agree bitwise.
 //
 // Pipelining: every chunk moves in segments. A rank forwards a segment in
-// the next step as soon as it has reduced it, and up to `ring_window`
+// the next step as soon as it has reduced it, and up to ctx.depth
 // segment receives are posted ahead into scratch slots, so the reduction
 // of one segment overlaps the transfer of the following ones.
 //
@@ -32,15 +32,15 @@ namespace rcoll::collectives {
 namespace {
 
 // Reduce-scatter step s receives chunk rank - s - 1 from the left into
-// scratch slot (item index mod ring_window).
-std::vector<RecvItem> reduce_scatter_receives(const Ring& ring, int rank, std::byte* scratch) {
+// scratch slot (item index mod depth).
+std::vector<RecvItem> reduce_scatter_receives(const Ring& ring, int rank, std::byte* scratch, std::size_t depth) {
   const std::size_t slot_bytes = ring.segment * ring.element_size;
   std::vector<RecvItem> items;
   for (int s = 0; s + 1 < ring.size; ++s) {
     const Range chunk = ring.chunk(rank - s - 1);
     const std::size_t segments = segment_count(chunk.count, ring.segment);
     for (std::size_t j = 0; j < segments; ++j) {
-      const std::size_t slot = items.size() % ring_window;
+      const std::size_t slot = items.size() % depth;
       items.push_back({ring.left, static_cast<std::uint32_t>(s), scratch + slot * slot_bytes,
                        segment_range(chunk.count, ring.segment, j).count * ring.element_size});
     }
@@ -53,14 +53,14 @@ std::vector<RecvItem> reduce_scatter_receives(const Ring& ring, int rank, std::b
 void reduce_scatter(const Context& ctx, const Ring& ring, const std::byte* input, DataType type, ReduceOp op,
                     RequestList& gather_sends) {
   const int rank = ctx.rank();
-  Scratch scratch(ring_window * ring.segment * ring.element_size);
+  Scratch scratch(ctx.depth * ring.segment * ring.element_size);
   RequestList sends(ctx);
   const Range own = ring.chunk(rank);
   for (std::size_t j = 0; j < segment_count(own.count, ring.segment); ++j) {
     const Range seg = segment_range(own.count, ring.segment, j);
     sends.send(ring.right, 0, input + (own.offset + seg.offset) * ring.element_size, seg.count * ring.element_size);
   }
-  RecvWindow window(ctx, reduce_scatter_receives(ring, rank, scratch.get()), ring_window);
+  RecvWindow window(ctx, reduce_scatter_receives(ring, rank, scratch.get(), ctx.depth), ctx.depth);
   std::size_t index = 0;
   for (int s = 0; s + 1 < ring.size; ++s) {
     const Range chunk = ring.chunk(rank - s - 1);
@@ -90,11 +90,10 @@ void allreduce_ring(const Context& ctx, const void* send, void* recv, std::size_
   const int rank = ctx.rank();
   const std::size_t element_size = dtype_size(type);
   const std::size_t largest_chunk = ring_chunk(count, n, 0).count;
-  const std::size_t segment = ring_segment(largest_chunk, element_size, ctx.segment_bytes,
-                                           ctx.transport.capabilities().eager_limit, ctx.ranks_share_cores);
+  const std::size_t segment = ring_segment(largest_chunk, element_size, ctx.segment_bytes);
   Ring ring{static_cast<std::byte*>(recv), count, element_size, segment, n, wrap(rank - 1, n), wrap(rank + 1, n)};
   const auto gather_step = static_cast<std::uint32_t>(n - 1);
-  RecvWindow gather_receives(ctx, allgather_receives(ring, rank + 1, gather_step), ring_window);
+  RecvWindow gather_receives(ctx, allgather_receives(ring, rank + 1, gather_step), ctx.depth);
   RequestList gather_sends(ctx);
   reduce_scatter(ctx, ring, static_cast<const std::byte*>(send), type, op, gather_sends);
   forward_allgather(ctx, ring, rank + 1, "allreduce ring allgather", gather_sends, gather_receives);

@@ -19,8 +19,6 @@ namespace {
 
 constexpr std::uint32_t reduce_step = 0;
 constexpr std::uint32_t bcast_step = 1;
-// Receives posted ahead of the consumer: two segments from every child.
-constexpr std::size_t window_per_child = 2;
 
 struct Vector {
   const std::byte* input;  // this rank's contribution
@@ -35,7 +33,7 @@ void reduce_phase(const Context& ctx, const Vector& v, DataType type, ReduceOp o
   const std::size_t segments = segment_count(v.count, v.segment);
   const std::size_t slot_bytes = v.segment * v.element_size;
   const std::size_t children = links.children.size();
-  const std::size_t depth = std::max<std::size_t>(1, window_per_child * children);
+  const std::size_t depth = std::max<std::size_t>(1, ctx.depth * children);  // ctx.depth from every child
   Scratch scratch(children == 0 ? 0 : depth * slot_bytes);
   std::vector<RecvItem> items;
   for (std::size_t s = 0; s < segments; ++s)

@@ -1,20 +1,20 @@
-// Entry points of the collective algorithms. A collective is a schedule of
-// isend/irecv/wait/reduce over the transport interface; nothing here knows
-// which backend runs underneath.
+// What every schedule is given: the transport, the call's tag space,
+// deadline and label, and the plan's segment and depth for this call. A
+// schedule is a sequence of isend/irecv/wait/reduce over the transport
+// interface; nothing here knows which backend runs underneath, nor how the
+// algorithm, segment and depth were chosen (src/tuning/).
 //
-// Preconditions (checked by the communicator before any call here): buffers
-// are valid for count elements, dtype/op/root are valid, the algorithm is not
-// `automatic`. Every rank calls the same entry with the same arguments.
+// Preconditions (checked by the communicator before any schedule runs):
+// buffers are valid for count elements, dtype/op/root are valid. Every
+// rank runs the same schedule with the same arguments and Context fields
+// (but the transport, which is its own).
 #pragma once
 
 #include <cstddef>
-#include <string>
-#include <string_view>
+#include <cstdint>
 
-#include "collectives/schedule.hpp"
 #include "common/deadline.hpp"
 #include "common/lazy_text.hpp"
-#include "rcoll/options.hpp"
 #include "rcoll/types.hpp"
 #include "transport/transport.hpp"
 
@@ -26,17 +26,14 @@ struct Context {
   // the low `step_bits` bits are free for the algorithm's own steps.
   transport::Tag tag_base;
   Deadline deadline;
-  // Pipeline segment for large messages, in bytes (> 0).
+  // Pipeline pieces are at most this many bytes (> 0), cut as evenly as
+  // the elements allow (schedule.hpp, segment_range).
   std::size_t segment_bytes;
+  // Receives a pipeline posts ahead of the one it waits for (>= 1), per
+  // upstream link.
+  std::size_t depth;
   // Names the call in errors and logs, e.g. "allreduce #12 (4096 x float32)".
   LazyText label;
-  // How binomial bcast trees place the ranks for messages up to the eager
-  // limit (schedule.hpp); the same on every rank.
-  TreeLayout tree_layout = TreeLayout::contiguous;
-  // True when ranks of this communicator may share a core (all on one host,
-  // more of them than its CPUs); the same on every rank. Pieces that let a
-  // rank run ahead of its neighbour are then avoided (allreduce_ring.cpp).
-  bool ranks_share_cores = false;
 
   static constexpr int step_bits = 24;
   int rank() const { return transport.rank(); }
@@ -44,19 +41,13 @@ struct Context {
   transport::Tag tag(std::uint32_t step) const { return tag_base | (step & ((1u << step_bits) - 1)); }
 };
 
-void allreduce(const Context& ctx, AllreduceAlgo algo, const void* send, void* recv, std::size_t count,
-               DataType type, ReduceOp op);
-void bcast(const Context& ctx, BcastAlgo algo, void* buf, std::size_t bytes, int root);
-void barrier(const Context& ctx);
+// The schedules' signatures, one per collective (algorithms.hpp declares
+// the schedules; tuning/catalog.hpp lists them).
+using AllreduceSchedule = void (*)(const Context& ctx, const void* send, void* recv, std::size_t count,
+                                   DataType type, ReduceOp op);
+using BcastSchedule = void (*)(const Context& ctx, void* buf, std::size_t bytes, int root);
 
-// Algorithm choice by message size and world size (cost model in
-// docs/PERFORMANCE.md) with the FALLBACK link estimates of the transport
-// (fallback_link_cost). The communicator instead reads a ChoiceTable
-// (choose.hpp) built once from the measured link (calibration.hpp).
-AllreduceAlgo choose_allreduce(std::size_t bytes, int size, const transport::Capabilities& caps);
-BcastAlgo choose_bcast(std::size_t bytes, int size, const transport::Capabilities& caps);
-// What the two functions above choose on `size` ranks, as printable lines
-// "from .. to  algorithm" per collective, with the model's constants.
-std::string describe_choices(int size, const transport::Capabilities& caps);
+// The one barrier algorithm (dissemination); nothing to do on one rank.
+void barrier(const Context& ctx);
 
 }  // namespace rcoll::collectives

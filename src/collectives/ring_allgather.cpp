@@ -33,7 +33,7 @@ std::vector<RecvItem> allgather_receives(const Ring& ring, int owned, std::uint3
 void ring_allgather(const Context& ctx, const Ring& ring, int owned, std::uint32_t first_step,
                     std::string_view name, RequestList& sends) {
   send_chunk(ring, owned, first_step, sends);
-  RecvWindow receives(ctx, allgather_receives(ring, owned, first_step), ring_window);
+  RecvWindow receives(ctx, allgather_receives(ring, owned, first_step), ctx.depth);
   forward_allgather(ctx, ring, owned, name, sends, receives);
 }
 

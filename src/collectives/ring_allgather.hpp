@@ -29,9 +29,6 @@ struct Ring {
   std::byte* at(std::size_t element) const { return buf + element * element_size; }
 };
 
-// Receives posted ahead of the consumer in ring pipelines.
-inline constexpr std::size_t ring_window = 8;
-
 // On entry this rank holds chunk `owned`; after size - 1 steps it holds all.
 // Step t sends chunk owned - t to the right and receives chunk owned - t - 1
 // from the left straight into `buf`, forwarding each segment as soon as it

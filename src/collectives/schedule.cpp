@@ -2,16 +2,22 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstdint>
 
 namespace rcoll::collectives {
+namespace {
+
+// Part `index` of `count` elements cut into `parts` (>= 1) runs in order,
+// the first count % parts of them one element longer.
+Range even_part(std::size_t count, std::size_t parts, std::size_t index) {
+  const std::size_t base = count / parts;
+  const std::size_t extra = count % parts;
+  return {index * base + std::min(index, extra), base + (index < extra ? 1 : 0)};
+}
+
+}  // namespace
 
 Range ring_chunk(std::size_t count, int parts, int index) {
-  const auto n = static_cast<std::size_t>(parts);
-  const auto i = static_cast<std::size_t>(index);
-  const std::size_t base = count / n;
-  const std::size_t extra = count % n;
-  return {i * base + std::min(i, extra), base + (i < extra ? 1 : 0)};
+  return even_part(count, static_cast<std::size_t>(parts), static_cast<std::size_t>(index));
 }
 
 std::size_t segment_count(std::size_t count, std::size_t segment) {
@@ -19,8 +25,8 @@ std::size_t segment_count(std::size_t count, std::size_t segment) {
 }
 
 Range segment_range(std::size_t count, std::size_t segment, std::size_t index) {
-  const std::size_t offset = index * segment;
-  return {offset, std::min(segment, count - offset)};
+  if (count == 0) return {};
+  return even_part(count, segment_count(count, segment), index);
 }
 
 std::size_t segment_elements(std::size_t segment_bytes, std::size_t element_size) {
@@ -44,31 +50,18 @@ int wrap(int value, int n) {
   return r < 0 ? r + n : r;
 }
 
-int tree_position(int v, int size, TreeLayout layout) {
-  if (layout == TreeLayout::contiguous) return v;
-  const bool swap = (__builtin_popcount(static_cast<unsigned>(v >> 1)) & 1) != 0;
-  return swap && (v ^ 1) < size ? v ^ 1 : v;
-}
-
-TreeLinks binomial_tree(int rank, int size, int root, TreeLayout layout) {
-  const auto rank_at = [&](int position) { return wrap(tree_position(position, size, layout) + root, size); };
-  const int v = tree_position(wrap(rank - root, size), size, layout);
+TreeLinks binomial_tree(int rank, int size, int root) {
+  const auto rank_at = [&](int relative) { return wrap(relative + root, size); };
+  const int v = wrap(rank - root, size);
   TreeLinks links;
   if (v != 0) links.parent = rank_at(v & (v - 1));
-  links.parent_is_root = v != 0 && (v & (v - 1)) == 0;
   // At most one child per bit below v's lowest set bit (every bit for the
   // root): sized once, as small collectives build a tree per call.
   const int bound = v == 0 ? ceil_log2(size) : std::countr_zero(static_cast<unsigned>(v));
-  if (bound > 0) {
-    links.children.reserve(static_cast<std::size_t>(bound));
-    links.child_sizes.reserve(static_cast<std::size_t>(bound));
-  }
+  if (bound > 0) links.children.reserve(static_cast<std::size_t>(bound));
   for (int mask = 1; mask < size; mask <<= 1) {
     if (v & mask) break;
-    if (v + mask < size) {
-      links.children.push_back(rank_at(v + mask));
-      links.child_sizes.push_back(binomial_subtree_size(v + mask, size));
-    }
+    if (v + mask < size) links.children.push_back(rank_at(v + mask));
   }
   return links;
 }
@@ -95,37 +88,8 @@ DoublingPlan doubling_plan(int rank, int size) {
 
 int doubling_partner(int rank, int step) { return rank ^ (1 << step); }
 
-std::size_t ring_segment(std::size_t largest_chunk, std::size_t element_size, std::size_t segment_bytes,
-                         std::size_t eager_limit, bool ranks_share_cores) {
-  const std::size_t segment = std::min(segment_elements(segment_bytes, element_size), largest_chunk);
-  if (ranks_share_cores || segment == 0) return segment;
-  const ForwardPieces pieces = forward_pieces(largest_chunk * element_size, segment * element_size, eager_limit);
-  return std::min(segment, (pieces.segment + element_size - 1) / element_size);
-}
-
-ForwardPieces forward_pieces(std::size_t bytes, std::size_t segment, std::size_t eager_limit) {
-  ForwardPieces pieces{std::max<std::size_t>(segment, 1), true};
-  if (eager_limit == 0) return pieces;
-  if (bytes > eager_limit && bytes - bytes / 2 <= eager_limit && pieces.segment > eager_limit)
-    pieces.segment = bytes - bytes / 2;  // the larger half: at most eager_limit
-  const std::size_t doubled = pieces.segment > SIZE_MAX / 2 ? pieces.segment : 2 * pieces.segment;
-  pieces.double_root_leaf = !(pieces.segment <= eager_limit && eager_limit < std::min(doubled, bytes));
-  return pieces;
-}
-
-std::size_t edge_segment(const ForwardPieces& pieces, bool from_root, bool to_leaf) {
-  const std::size_t segment = pieces.segment;
-  if (!from_root || !to_leaf || !pieces.double_root_leaf) return segment;
-  return segment > SIZE_MAX / 2 ? segment : 2 * segment;
-}
-
-std::size_t incoming_segment(const TreeLinks& links, const ForwardPieces& pieces) {
-  return edge_segment(pieces, links.parent_is_root, links.children.empty());
-}
-
-std::size_t outgoing_segment(const TreeLinks& links, std::size_t child, const ForwardPieces& pieces) {
-  const bool leaf = child < links.child_sizes.size() && links.child_sizes[child] == 1;
-  return edge_segment(pieces, links.parent < 0, leaf);
+std::size_t ring_segment(std::size_t largest_chunk, std::size_t element_size, std::size_t segment_bytes) {
+  return std::min(segment_elements(segment_bytes, element_size), largest_chunk);
 }
 
 ChainLinks chain_links(int rank, int size, int root) {
@@ -145,11 +109,7 @@ TreeLinks chain_tree(int rank, int size, int root) {
   const ChainLinks chain = chain_links(rank, size, root);
   TreeLinks links;
   links.parent = chain.prev;
-  links.parent_is_root = chain.prev >= 0 && chain.prev == root;
-  if (chain.next >= 0) {
-    links.children.push_back(chain.next);
-    links.child_sizes.push_back(size - wrap(chain.next - root, size));
-  }
+  if (chain.next >= 0) links.children.push_back(chain.next);
   return links;
 }
 

@@ -10,16 +10,19 @@
 
 #include "bootstrap/tcp_server.hpp"
 #include "collectives/collectives.hpp"
-#include "comm/allreduce_timing.hpp"
-#include "diagnostics/call_check.hpp"
-#include "diagnostics/status_report.hpp"
+#include "comm/rank_card.hpp"
+#include "comm/shared_settings.hpp"
 #include "comm/tags.hpp"
 #include "comm/validate.hpp"
 #include "common/log.hpp"
+#include "diagnostics/call_check.hpp"
+#include "diagnostics/status_report.hpp"
 #include "rcoll/comm.hpp"
 #include "rcoll/errors.hpp"
+#include "topology/host.hpp"
 #include "transport/factory.hpp"
 #include "transport/wait.hpp"
+#include "tuning/planner.hpp"
 
 namespace rcoll::comm {
 namespace {
@@ -38,12 +41,7 @@ bool status_signal_requested() {
 
 CommImpl::CommImpl(const Options& options, const JoinFunction& join,
                    std::unique_ptr<bootstrap::BootstrapServer> server, const TransportFactory& make_transport)
-    : options_(options),
-      server_(std::move(server)),
-      state_(std::make_shared<diagnostics::CallState>(options.rank)),
-      core_sharing_(options.local_size),
-      tree_layout_(CoreSharing::tree_layout(options.size, options.local_size)),
-      ranks_share_cores_(CoreSharing::ranks_share_cores(options.size, options.local_size)) {
+    : options_(options), server_(std::move(server)), state_(std::make_shared<diagnostics::CallState>(options.rank)) {
   validate_options(options_);
   log::set_rank(options_.rank);
   Deadline deadline = Deadline::after(options_.timeout);
@@ -55,90 +53,50 @@ CommImpl::CommImpl(const Options& options, const JoinFunction& join,
   config.connect_timeout = options_.timeout;
   transport_ = make_transport ? make_transport(config) : transport::make_transport(options_.transport, config);
   transport_name_ = std::string(transport_->name());
-  bootstrap_ = join(transport_->local_endpoint(), deadline);
-  transport_->attach_bootstrap(*bootstrap_);
-  transport_->set_peer_endpoints(bootstrap_->members());
+  join_job(join, deadline);
   diagnosis_.emplace(*bootstrap_, options_.rank, options_.size);
   failures_.emplace(*bootstrap_, options_.rank, options_.size);
   if (status_signal_requested()) diagnostics::status::enable_signal();
   diagnostics::status::track(state_);
-  log::info("joined: rank {} of {}, transport {}", options_.rank, options_.size, transport_name_);
-  link_model_ = calibrate_link(options_, *transport_, *bootstrap_, deadline);
-  if (link_model_.measured) log::debug("calibration took {:.2f} ms", link_model_.seconds * 1e3);
-  // Ranks that share this host's cores also share the copies of the bcast
-  // links (bcast_cost), and their allreduce is timed, not modelled.
-  const int shared_cores = ranks_share_cores_ ? CoreSharing::host_cpus() : 0;
-  choices_.emplace(options_.size, link_model_.link, segment_bytes(), shared_cores,
-                   shared_core_timing(shared_cores, deadline));
-  if (options_.rank == 0 && log::get().should_log(spdlog::level::info))
-    log::info("transport {}: {}", transport_name_, choices_->describe(link_model_.source()));
-  if (options_.rank == 0 && tree_layout_ == collectives::TreeLayout::alternating)
-    log::info("bcast trees up to the eager limit: parent and child on different cores ({} ranks share {} CPUs)",
-              options_.size, CoreSharing::host_cpus());
+  log::info("joined: rank {} of {} (local {} of {} on a host of {} CPUs, {} hosts), transport {}", options_.rank,
+            options_.size, layout_.local_rank, layout_.local_size, topology::this_host().cpus, layout_.hosts,
+            transport_name_);
+  plan_job(deadline);
 }
 
 CommImpl::~CommImpl() = default;
 
-std::optional<collectives::AllreduceTimes> CommImpl::shared_core_timing(int shared_cores, Deadline deadline) {
-  if (shared_cores == 0 || !link_model_.measured) return std::nullopt;
-  const AllreduceTimingPlan plan;
-  // The same doubles on every rank, so every rank decides alike.
-  const double predicted = plan.predicted_seconds(options_.size, shared_cores, link_model_.link);
-  if (predicted > timing_budget_seconds) {
-    if (options_.rank == 0)
-      log::info("allreduce not timed on the shared cores: the link model expects {:.0f} ms (budget {:.0f} ms); "
-                "the model chooses", predicted * 1e3, timing_budget_seconds * 1e3);
-    return std::nullopt;
-  }
-  const auto start = std::chrono::steady_clock::now();
-  collectives::AllreduceTimes times;
-  try {
-    times = time_allreduce_algorithms(call_context(0, deadline, {}), plan);
-  } catch (const Error&) {
-    // As in a collective call: a rank that died is named through the
-    // others' published failures, and this rank's closed connections make
-    // its peers fail now.
-    rethrow_broken();
-  }
-  log::debug("allreduce timing on shared cores took {:.2f} ms (the link model expected {:.2f} ms)",
-             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
-             predicted * 1e3);
-  if (plausible(times)) return times;
-  // A clock that ticked too coarsely for some call; identical on every rank, like the times.
-  if (options_.rank == 0) log::warn("allreduce timing unusable ({}); the model chooses", describe(times));
-  return std::nullopt;
+void CommImpl::join_job(const JoinFunction& join, Deadline deadline) {
+  const topology::Host& host = topology::this_host();
+  const RankCard mine{host.identity, host.cpus, shared_settings(options_, *transport_), transport_->local_endpoint()};
+  bootstrap_ = join(encode(mine), deadline);
+  const std::vector<RankCard> cards = read_cards(bootstrap_->members(), options_.rank);
+  check_same_settings(cards, options_.rank);
+  layout_ = comm::host_layout(cards, options_.rank);
+  // A rank that shares its host's CPUs with more ranks than there are lets
+  // them run while it spins; with a core of its own a yield only delays it.
+  spin_ = layout_.local_size > host.cpus ? transport::SpinMode::yield : transport::SpinMode::pure;
+  transport_->attach_bootstrap(*bootstrap_);
+  transport_->set_peer_endpoints(transport_endpoints(bootstrap_->members(), cards));
+}
+
+void CommImpl::plan_job(Deadline deadline) {
+  link_model_ = tuning::calibrate_link(options_.calibrate, *transport_, calibration_tag, *bootstrap_, deadline);
+  if (link_model_.measured) log::debug("calibration took {:.2f} ms", link_model_.seconds * 1e3);
+  tuning::PlanInputs inputs;
+  inputs.model = {options_.size, link_model_.link, layout_.shared_cores};
+  inputs.link_source = link_model_.source();
+  inputs.transport = transport_name_;
+  inputs.eager_limit = transport_->capabilities().eager_limit;
+  inputs.preferred_segment = transport_->capabilities().preferred_segment;
+  inputs.overrides = {options_.allreduce_algo, options_.bcast_algo, options_.segment_bytes};
+  plan_.emplace(tuning::make_plan(inputs));
+  if (options_.rank == 0 && log::get().should_log(spdlog::level::info)) log::info("{}", plan_->describe());
 }
 
 transport::Transport& CommImpl::transport() {
   if (!transport_) ensure_usable("transport");
   return *transport_;
-}
-
-const transport::Capabilities& CommImpl::capabilities() const {
-  if (!transport_) ensure_usable("communicator");
-  return transport_->capabilities();
-}
-
-collectives::Context CommImpl::call_context(transport::Tag tag_base, Deadline deadline,
-                                           const LazyText& label) const {
-  return collectives::Context{*transport_, tag_base, deadline, segment_bytes(), label, tree_layout_,
-                              ranks_share_cores_};
-}
-
-std::size_t CommImpl::segment_bytes() const {
-  if (options_.segment_bytes > 0) return options_.segment_bytes;
-  std::size_t preferred = capabilities().preferred_segment;
-  return preferred > 0 ? preferred : std::size_t(256) << 10;
-}
-
-AllreduceAlgo CommImpl::allreduce_algo_for(std::size_t bytes) const {
-  if (options_.allreduce_algo != AllreduceAlgo::automatic) return options_.allreduce_algo;
-  return choices_->allreduce(bytes);
-}
-
-BcastAlgo CommImpl::bcast_algo_for(std::size_t bytes) const {
-  if (options_.bcast_algo != BcastAlgo::automatic) return options_.bcast_algo;
-  return choices_->bcast(bytes);
 }
 
 void CommImpl::ensure_usable(const LazyText& label) const {
@@ -215,14 +173,9 @@ void CommImpl::allreduce(const void* send, void* recv, std::size_t count, DataTy
   check_buffer(rank(), name, "recv", recv, count);
   check_timeout(rank(), name, timeout);
   const diagnostics::CallInfo call = diagnostics::CallInfo::allreduce(next_sequence(), count, type, op);
-  run(call, timeout, [&](Deadline deadline, const LazyText& label) {
-    AllreduceAlgo algo = allreduce_algo_for(bytes);
-    if (log::get().should_log(spdlog::level::debug)) log::debug("{}: algorithm {}", label.str(), to_string(algo));
-    if (options_.check)
-      diagnostics::check_call(*transport_, call, static_cast<std::uint8_t>(algo), check_tag(call.sequence), deadline,
-                              label);
-    const collectives::Context ctx = call_context(collective_tag_base(call.sequence), deadline, label);
-    collectives::allreduce(ctx, algo, send, recv, count, type, op);
+  const tuning::AllreduceChoice& choice = plan_->allreduce(bytes);
+  run_collective(call, choice, timeout, [&](const collectives::Context& ctx) {
+    choice.algorithm->run(ctx, send, recv, count, type, op);
   });
 }
 
@@ -233,15 +186,9 @@ void CommImpl::bcast(void* buf, std::size_t count, DataType type, int root, Time
   check_peer(rank(), size(), name, "root", root);
   check_timeout(rank(), name, timeout);
   const diagnostics::CallInfo call = diagnostics::CallInfo::bcast(next_sequence(), count, type, root);
-  run(call, timeout, [&](Deadline deadline, const LazyText& label) {
-    BcastAlgo algo = bcast_algo_for(bytes);
-    if (log::get().should_log(spdlog::level::debug)) log::debug("{}: algorithm {}", label.str(), to_string(algo));
-    if (options_.check)
-      diagnostics::check_call(*transport_, call, static_cast<std::uint8_t>(algo), check_tag(call.sequence), deadline,
-                              label);
-    const collectives::Context ctx = call_context(collective_tag_base(call.sequence), deadline, label);
-    collectives::bcast(ctx, algo, buf, bytes, root);
-  });
+  const tuning::BcastChoice& choice = plan_->bcast(bytes);
+  run_collective(call, choice, timeout,
+                 [&](const collectives::Context& ctx) { choice.algorithm->run(ctx, buf, bytes, root); });
 }
 
 void CommImpl::barrier(Timeout timeout) {
@@ -249,7 +196,7 @@ void CommImpl::barrier(Timeout timeout) {
   const diagnostics::CallInfo call = diagnostics::CallInfo::barrier(next_sequence());
   run(call, timeout, [&](Deadline deadline, const LazyText& label) {
     if (options_.check) diagnostics::check_call(*transport_, call, 0, check_tag(call.sequence), deadline, label);
-    collectives::barrier(call_context(collective_tag_base(call.sequence), deadline, label));
+    collectives::barrier({*transport_, collective_tag_base(call.sequence), deadline, 1, 1, label});
   });
 }
 

@@ -18,21 +18,25 @@
 
 #include "bootstrap/bootstrap.hpp"
 #include "bootstrap/tcp_server.hpp"
-#include "collectives/choose.hpp"
 #include "collectives/collectives.hpp"
+#include "comm/host_layout.hpp"
+#include "comm/tags.hpp"
+#include "common/lazy_text.hpp"
+#include "common/log.hpp"
+#include "diagnostics/call_check.hpp"
 #include "diagnostics/call_info.hpp"
 #include "diagnostics/call_state.hpp"
 #include "diagnostics/call_watch.hpp"
-#include "comm/core_sharing.hpp"
 #include "diagnostics/failure_report.hpp"
 #include "diagnostics/hang_diagnosis.hpp"
-#include "comm/link_calibration.hpp"
-#include "common/lazy_text.hpp"
 #include "rcoll/errors.hpp"
 #include "rcoll/options.hpp"
 #include "rcoll/types.hpp"
 #include "transport/factory.hpp"
 #include "transport/transport.hpp"
+#include "transport/wait.hpp"
+#include "tuning/calibration.hpp"
+#include "tuning/plan.hpp"
 
 namespace rcoll::comm {
 
@@ -43,8 +47,10 @@ using TransportFactory = std::function<std::unique_ptr<transport::Transport>(con
 
 class CommImpl {
  public:
-  // Creates the transport, joins through `join`, and hands every peer's
-  // endpoint to the transport. `server` (may be null) is kept alive with the
+  // Creates the transport, joins through `join` with this rank's card
+  // (rank_card.hpp), checks that every rank shares the settings it must,
+  // hands every peer's endpoint to the transport, and plans the
+  // collectives (tuning/). `server` (may be null) is kept alive with the
   // communicator when this rank hosts the bootstrap service. Installs the
   // status signal handler when RCOLL_STATUS_SIGNAL=1 (rcoll-run sets it).
   CommImpl(const Options& options, const JoinFunction& join, std::unique_ptr<bootstrap::BootstrapServer> server,
@@ -71,14 +77,13 @@ class CommImpl {
   // See Comm::abort.
   [[noreturn]] void abort(const std::string& reason);
 
-  // The algorithm `allreduce`/`bcast` would use for a message of `bytes`:
-  // the option when set, else the choice table (a short search, no model).
-  // Callable on a broken communicator.
-  AllreduceAlgo allreduce_algo_for(std::size_t bytes) const;
-  // The link model measured (or assumed) at creation, and the table built from it.
-  const LinkModel& link_model() const noexcept { return link_model_; }
-  const collectives::ChoiceTable& choices() const noexcept { return *choices_; }
-  BcastAlgo bcast_algo_for(std::size_t bytes) const;
+  // The plan every collective follows, built at creation from facts every
+  // rank has: identical on every rank. Callable on a broken communicator.
+  const tuning::Plan& plan() const noexcept { return *plan_; }
+  // The link model measured (or assumed) at creation, the plan's input.
+  const tuning::LinkModel& link_model() const noexcept { return link_model_; }
+  // Which ranks share this rank's host, from every rank's join card.
+  const HostLayout& host_layout() const noexcept { return layout_; }
 
  private:
   // Runs one blocking call: body(deadline, label). A template, not a
@@ -90,8 +95,8 @@ class CommImpl {
     Timeout span = timeout.count() > 0 ? timeout : options_.timeout;
     Deadline deadline = Deadline::after(span);
     diagnostics::CallWatch watch(call, *state_, call.collective() ? &*diagnosis_ : nullptr,
-                    deadline.at() - span + diagnostics::HangDiagnosis::slow_after(span));
-    transport::ScopedWaitObserver observe(&watch, core_sharing_.spin_mode());
+                                 deadline.at() - span + diagnostics::HangDiagnosis::slow_after(span));
+    transport::ScopedWaitObserver observe(&watch, spin_);
     state_->enter(call);
     try {
       body(deadline, LazyText(label));
@@ -122,21 +127,31 @@ class CommImpl {
   // Inside a catch handler: rethrows the Error being handled after breaking
   // the communicator down, an IoError completed with the first failure the
   // side channel knows of along its peer's chain ("first failure: rank 3,
-  // peer 2: ..."). What fail() does for IoError and other Errors, and what
-  // the start-up timing (no user call) does for every error.
+  // peer 2: ..."). What fail() does for IoError and other Errors.
   [[noreturn]] void rethrow_broken();
   void break_down(int peer, const Error& error);
   std::uint64_t next_sequence() noexcept { return sequence_++; }
-  // Where ranks share the host's `shared_cores` cores (0: they do not) and
-  // the link was measured: the allreduce candidates timed on this
-  // communicator (allreduce_timing.hpp); else none.
-  std::optional<collectives::AllreduceTimes> shared_core_timing(int shared_cores, Deadline deadline);
-  std::size_t segment_bytes() const;
-  // How this communicator's collectives run: its transport, segment, tree
-  // layout and core sharing, with the call's tags, deadline and label.
-  collectives::Context call_context(transport::Tag tag_base, Deadline deadline, const LazyText& label) const;
-  // IoError once the communicator failed.
-  const transport::Capabilities& capabilities() const;
+  // The constructor's steps: join with this rank's card and connect the
+  // transport to its peers; then measure the link and make the plan.
+  void join_job(const JoinFunction& join, Deadline deadline);
+  void plan_job(Deadline deadline);
+  // Runs collective `call` as the plan's `choice` says: the RCOLL_CHECK
+  // exchange when asked, then schedule(context) with the call's tags,
+  // deadline and label and the choice's segment and depth.
+  template <typename Choice, typename Schedule>
+  void run_collective(const diagnostics::CallInfo& call, const Choice& choice, Timeout timeout,
+                      Schedule&& schedule) {
+    run(call, timeout, [&](Deadline deadline, const LazyText& label) {
+      const auto algorithm = choice.algorithm->id;
+      if (log::get().should_log(spdlog::level::debug))
+        log::debug("{}: algorithm {}, segment {}", label.str(), to_string(algorithm), choice.segment);
+      const transport::Tag tags = collective_tag_base(call.sequence);
+      if (options_.check)
+        diagnostics::check_call(*transport_, call, static_cast<std::uint8_t>(algorithm), check_tag(call.sequence),
+                                deadline, label);
+      schedule(collectives::Context{*transport_, tags, deadline, choice.segment, choice.depth, label});
+    });
+  }
 
   Options options_;
   // Destroyed in reverse order: the transport first (it may use the
@@ -147,15 +162,12 @@ class CommImpl {
   std::string transport_name_;
   std::optional<diagnostics::HangDiagnosis> diagnosis_;
   std::optional<diagnostics::FailureReport> failures_;
-  // Algorithm per message size, built once at creation from the (measured
-  // or fallback) link model; identical on every rank.
-  LinkModel link_model_;
-  std::optional<collectives::ChoiceTable> choices_;
   std::shared_ptr<diagnostics::CallState> state_;
-  CoreSharing core_sharing_;
-  // Placement of the ranks in bcast trees; identical on every rank.
-  collectives::TreeLayout tree_layout_;
-  bool ranks_share_cores_;
+  HostLayout layout_;
+  tuning::LinkModel link_model_;
+  std::optional<tuning::Plan> plan_;
+  // How waits spin: yielding where this host's ranks outnumber its CPUs.
+  transport::SpinMode spin_ = transport::SpinMode::pure;
   std::uint64_t sequence_ = 0;
   std::string broken_reason_;
 };

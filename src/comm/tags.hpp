@@ -1,6 +1,5 @@
 // Tag spaces: collectives, RCOLL_CHECK fingerprints, the start-up
-// calibration and timing, and user point-to-point messages never match
-// each other.
+// calibration, and user point-to-point messages never match each other.
 // Bit 63 alone selects user messages, bit 62 alone the fingerprint
 // exchange, both together the calibration ping-pong; a collective's tag is
 // its call's sequence number (38 bits, bits 24-61) above the algorithm's
@@ -22,11 +21,6 @@ inline transport::Tag collective_tag_base(std::uint64_t sequence) {
 inline transport::Tag check_tag(std::uint64_t sequence) {
   return (std::uint64_t(1) << 62) | collective_tag_base(sequence);
 }
-
-// The start-up allreduce timing (allreduce_timing.hpp) numbers its calls
-// from here: a communicator's own calls count up from 0 and would need 2^37
-// of them to get there.
-inline constexpr std::uint64_t timing_sequence_base = std::uint64_t(1) << 37;
 
 inline constexpr transport::Tag calibration_tag = (std::uint64_t(1) << 63) | (std::uint64_t(1) << 62);
 

@@ -23,8 +23,9 @@
 
 namespace rcoll::diagnostics {
 
-// `algorithm`: the algorithm this rank will run (its enum value), so that
-// ranks configured differently are caught too. `tag` and `tag + 1`: the
+// `algorithm`: the algorithm this rank will run (its enum value). Ranks
+// configured differently are refused when they join; the algorithm is
+// compared here too, so that any other divergence of the plans shows. `tag` and `tag + 1`: the
 // exchange's tags, unique to this call (the caller's tag space). Throws MismatchError, or the
 // transport's TimeoutError/IoError when the exchange itself fails.
 void check_call(transport::Transport& transport, const CallInfo& call, std::uint8_t algorithm, transport::Tag tag,

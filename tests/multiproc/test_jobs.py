@@ -5,6 +5,7 @@ Run by CTest (label multiproc) with RCOLL_SOURCE_DIR and RCOLL_BUILD_DIR set.
 import os
 import re
 import signal
+import socket
 import subprocess
 import time
 import unittest
@@ -147,6 +148,55 @@ class Jobs(unittest.TestCase):
         for n in (1, 3, 5):
             for example in ("dot_product", "heat1d"):
                 self.assert_ok(launch(n, os.path.join(EXAMPLES, example)))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class WithoutALauncher(unittest.TestCase):
+    """Ranks started torchrun-style by hand (RANK, WORLD_SIZE, MASTER_ADDR,
+    MASTER_PORT), whose per-rank LOCAL_* variables disagree: every decision
+    the ranks must share comes from what they published when they joined,
+    so the job runs instead of hanging on a rank-local guess."""
+
+    def run_ranks(self, n, local_env):
+        port = str(free_port())
+        procs = []
+        for rank in range(n):
+            env = {k: v for k, v in job_env().items() if not k.startswith(("RCOLL_", "LOCAL_", "OMPI_", "SLURM_"))}
+            env.update(RANK=str(rank), WORLD_SIZE=str(n), MASTER_ADDR="127.0.0.1", MASTER_PORT=port,
+                       RCOLL_TIMEOUT="30", RCOLL_LOG="info", **local_env(rank))
+            procs.append(subprocess.Popen([BENCH, "--op", "allreduce", "--check", "--max-bytes", "1M",
+                                           "--iters", "3", "--warmup", "1"],
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
+        outputs = []
+        for proc in procs:
+            try:
+                out, err = proc.communicate(timeout=90)
+            except subprocess.TimeoutExpired:
+                for p in procs:
+                    p.kill()
+                self.fail("a rank hung")
+            outputs.append((proc.returncode, out, err))
+        return outputs
+
+    def test_local_rank_without_local_world_size(self):
+        # Each rank would guess a local size of LOCAL_RANK + 1 (1, 2, 3).
+        self.check(3, lambda rank: {"LOCAL_RANK": str(rank)})
+
+    def test_local_world_sizes_that_contradict_each_other(self):
+        self.check(4, lambda rank: {"LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": str(1 + 3 * (rank % 2))})
+
+    def check(self, n, local_env):
+        outputs = self.run_ranks(n, local_env)
+        for rank, (code, out, err) in enumerate(outputs):
+            self.assertEqual(code, 0, f"rank {rank}:\n{out}\n{err}")
+            # Every rank counted the same ranks on this host, from the join cards.
+            self.assertRegex(err, rf"joined: rank {rank} of {n} \(local {rank} of {n} on a host", err)
+        self.assertRegex(outputs[0][1], r"# errors: 0")
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@
 #include <iostream>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -27,6 +28,8 @@
 #include "rcoll/errors.hpp"
 #include "support/run_ranks.hpp"
 #include "support/transport_fixture.hpp"
+#include "tuning/catalog.hpp"
+#include "tuning/planner.hpp"
 
 namespace rcoll::collectives {
 namespace {
@@ -53,12 +56,22 @@ std::vector<WorldParam> worlds() {
     for (int size : world_sizes(kind)) params.emplace_back(kind, size);
   return params;
 }
-template <typename Algo>
-std::vector<std::tuple<std::string, int, Algo>> worlds_and(std::initializer_list<Algo> algos) {
-  std::vector<std::tuple<std::string, int, Algo>> params;
+// Every algorithm of the catalog: one registered there is tested here.
+template <typename Algorithm>
+auto worlds_and(std::span<const Algorithm> algorithms) {
+  std::vector<std::tuple<std::string, int, decltype(Algorithm::id)>> params;
   for (const auto& [kind, size] : worlds())
-    for (Algo algo : algos) params.emplace_back(kind, size, algo);
+    for (const Algorithm& algo : algorithms) params.emplace_back(kind, size, algo.id);
   return params;
+}
+
+// The schedules of the catalog, as the communicator runs them.
+void allreduce(const Context& ctx, AllreduceAlgo algo, const void* send, void* recv, std::size_t count,
+               DataType type, ReduceOp op) {
+  tuning::find_algorithm(algo).run(ctx, send, recv, count, type, op);
+}
+void bcast(const Context& ctx, BcastAlgo algo, void* buf, std::size_t bytes, int root) {
+  tuning::find_algorithm(algo).run(ctx, buf, bytes, root);
 }
 
 // Runs collectives on all ranks of one transport world; call i gets tag space i.
@@ -70,20 +83,18 @@ class Job {
 
   // The context of call number `call` (the same on every rank) on `rank`;
   // segments default to 64 bytes (256 on the slow transports). Odd calls
-  // lay bcast trees out alternating, even ones contiguous (TreeLayout), and
-  // take the ranks to share cores, even ones not, so every test runs both.
+  // post one receive ahead, even ones eight, so every test runs both ends
+  // of a pipeline's depth.
   Context context(int rank, std::uint64_t call, const std::string& label, std::size_t segment_bytes = 0,
                   std::chrono::milliseconds timeout = 0ms) const {
     if (segment_bytes == 0) segment_bytes = reduced_ ? 256 : 64;
     if (timeout == 0ms) timeout = reduced_ ? 60s : 20s;
     return Context{*world_.ranks[static_cast<std::size_t>(rank)], (call + 1) << Context::step_bits,
-                   Deadline::after(timeout), segment_bytes, label, layout_of(call), call % 2 == 1};
+                   Deadline::after(timeout), segment_bytes, call % 2 == 1 ? 1u : 8u, label};
   }
   // Messages above this go by rendezvous on this transport.
-  std::size_t eager_limit() const { return world_.ranks.front()->capabilities().eager_limit; }
-  static TreeLayout layout_of(std::uint64_t call) {
-    return call % 2 == 1 ? TreeLayout::alternating : TreeLayout::contiguous;
-  }
+  std::size_t eager_limit() const { return capabilities().eager_limit; }
+  const transport::Capabilities& capabilities() const { return world_.ranks.front()->capabilities(); }
 
  private:
   test::TransportWorld world_;
@@ -233,13 +244,14 @@ TEST_P(AllreduceTest, MatchesSerialReferenceForEveryTypeOpCountAndPlacement) {
   Job job(kind, size);
   std::vector<AllreduceCase> cases = allreduce_cases(kind);
   // Where the transport has an eager limit E: chunks of 1.5 E + 4 bytes
-  // with segments above E, which the ring sends in two eager halves when
-  // the ranks do not share cores (an even call) and whole when they do.
+  // in pieces of at most E, as the plan cuts them (two eager halves), and
+  // in pieces above E (one rendezvous piece).
   const std::size_t eager = job.eager_limit();
   if (eager <= (std::size_t{1} << 20) && size > 1) {
     const std::size_t chunk = (eager + eager / 2) / 4 + 1;
-    for (bool in_place : {false, true})
-      cases.push_back({DataType::float32, ReduceOp::sum, chunk * static_cast<std::size_t>(size), in_place, 4 * eager});
+    for (std::size_t segment : {eager, 4 * eager})
+      for (bool in_place : {false, true})
+        cases.push_back({DataType::float32, ReduceOp::sum, chunk * static_cast<std::size_t>(size), in_place, segment});
   }
   std::vector<std::vector<std::string>> errors(cases.size(), std::vector<std::string>(size));
   test::run_ranks(size, [&](int rank) {
@@ -309,8 +321,7 @@ std::string allreduce_name(const ::testing::TestParamInfo<AllreduceParam>& info)
 }
 
 INSTANTIATE_TEST_SUITE_P(All, AllreduceTest,
-                         ::testing::ValuesIn(worlds_and({AllreduceAlgo::ring, AllreduceAlgo::tree,
-                                                         AllreduceAlgo::recursive_doubling})),
+                         ::testing::ValuesIn(worlds_and(tuning::allreduce_algorithms())),
                          allreduce_name);
 
 // ------------------------------------------------------------ bcast
@@ -335,14 +346,14 @@ TEST_P(BcastTest, DeliversTheRootsBytesToEveryRankFromEveryRoot) {
   };
   std::vector<Case> cases;
   const bool slow = reduced(kind);  // larger segments; the largest case by rendezvous
-  // Where the transport has an eager limit E: a message of 1.5 E + 1 with a
-  // segment above E goes in two eager halves (forward_pieces).
+  // Where the transport has an eager limit E: a message of 1.5 E + 1 in
+  // pieces of at most E, as the plan cuts it (two eager halves).
   const std::size_t eager = job.eager_limit();
   const bool halves = eager <= (std::size_t{1} << 20);
   for (int root = 0; root < size; ++root) {
     for (std::size_t bytes : {0, 1, 3, 1001}) cases.push_back({root, bytes, slow ? 256u : 64u});
     cases.push_back(slow ? Case{root, 300007, 64 << 10} : Case{root, 20000, 256});
-    if (halves) cases.push_back({root, eager + eager / 2 + 1, 4 * eager});
+    if (halves) cases.push_back({root, eager + eager / 2 + 1, eager});
   }
   std::vector<std::vector<int>> wrong(cases.size(), std::vector<int>(size, 0));
   test::run_ranks(size, [&](int rank) {
@@ -365,8 +376,7 @@ std::string bcast_name(const ::testing::TestParamInfo<BcastParam>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, BcastTest,
-                         ::testing::ValuesIn(worlds_and({BcastAlgo::binomial, BcastAlgo::scatter_allgather,
-                                                         BcastAlgo::chain})),
+                         ::testing::ValuesIn(worlds_and(tuning::bcast_algorithms())),
                          bcast_name);
 
 // ------------------------------------------------------------ barrier
@@ -431,19 +441,19 @@ void expect_timeouts(const std::string& kind, const std::string& name,
 }
 
 TEST_P(MissingRankTest, AllreduceTimesOut) {
-  for (AllreduceAlgo algo : {AllreduceAlgo::ring, AllreduceAlgo::tree, AllreduceAlgo::recursive_doubling}) {
-    expect_timeouts(GetParam(), "allreduce " + to_string(algo), [&](const Context& ctx) {
+  for (const auto& algo : tuning::allreduce_algorithms()) {
+    expect_timeouts(GetParam(), "allreduce " + to_string(algo.id), [&](const Context& ctx) {
       std::vector<float> data(1001, 1.0f);
-      allreduce(ctx, algo, data.data(), data.data(), data.size(), DataType::float32, ReduceOp::sum);
+      algo.run(ctx, data.data(), data.data(), data.size(), DataType::float32, ReduceOp::sum);
     });
   }
 }
 
 TEST_P(MissingRankTest, BcastFromTheMissingRootTimesOut) {
-  for (BcastAlgo algo : {BcastAlgo::binomial, BcastAlgo::scatter_allgather, BcastAlgo::chain}) {
-    expect_timeouts(GetParam(), "bcast " + to_string(algo), [&](const Context& ctx) {
+  for (const auto& algo : tuning::bcast_algorithms()) {
+    expect_timeouts(GetParam(), "bcast " + to_string(algo.id), [&](const Context& ctx) {
       std::vector<std::byte> data(1001);
-      bcast(ctx, algo, data.data(), data.size(), 3);
+      algo.run(ctx, data.data(), data.size(), 3);
     });
   }
 }
@@ -465,8 +475,9 @@ TEST_P(DisagreementTest, RanksThatCutABcastDifferentlyFail) {
     std::size_t receiver_segment;
     std::string expected;  // in the receiver's error
   };
-  // The root cuts in 64-byte segments (128 on its edge to a leaf).
-  for (const Case& c : {Case{128, "expected 256 bytes from rank 0, got 128"}, Case{32, "exceeds receive buffer"}}) {
+  // The root cuts 1001 bytes in 16 pieces of 63 or 62 bytes; the receiver
+  // in 8 of 126 or 125, or in 32 of 32 or 31.
+  for (const Case& c : {Case{128, "expected 126 bytes from rank 0, got 63"}, Case{32, "exceeds receive buffer"}}) {
     Job job(GetParam(), 2);
     std::string receiver_error = "returned without error";
     test::run_ranks(2, [&](int rank) {
@@ -486,64 +497,35 @@ TEST_P(DisagreementTest, RanksThatCutABcastDifferentlyFail) {
 INSTANTIATE_TEST_SUITE_P(All, DisagreementTest, ::testing::ValuesIn(transport_kinds()),
                          [](const auto& info) { return info.param; });
 
-// ------------------------------------------------------------ choice
+// ------------------------------------------------------------ the plan
 
-transport::Capabilities tcp_like() {
-  transport::Capabilities caps;
-  caps.preferred_segment = 1 << 20;
-  return caps;
-}
-
-TEST(Choose, LogDepthForSmallMessagesBandwidthOptimalForLarge) {
-  const auto caps = tcp_like();
-  for (int size : {2, 3, 8, 64}) {
-    EXPECT_EQ(choose_allreduce(8, size, caps), AllreduceAlgo::recursive_doubling) << size;
-    EXPECT_EQ(choose_allreduce(std::size_t{256} << 20, size, caps), AllreduceAlgo::ring) << size;
-    EXPECT_EQ(choose_bcast(8, size, caps), BcastAlgo::binomial) << size;
-  }
-  EXPECT_NE(choose_bcast(std::size_t{256} << 20, 8, caps), BcastAlgo::binomial);
-  EXPECT_NE(choose_allreduce(1 << 20, 1, caps), AllreduceAlgo::automatic);
-  EXPECT_NE(choose_bcast(1 << 20, 1, caps), BcastAlgo::automatic);
-}
-
-// Once the ring wins at some size it keeps winning above it: no flip-flopping.
-TEST(Choose, RingOnceChosenStaysChosenForLargerSizes) {
-  const auto caps = tcp_like();
-  for (int size = 2; size <= 64; ++size) {
-    bool ring = false;
-    for (int e = 0; e <= 34; ++e) {
-      const bool now = choose_allreduce(std::size_t{1} << e, size, caps) == AllreduceAlgo::ring;
-      EXPECT_FALSE(ring && !now) << "size " << size << " bytes 2^" << e;
-      ring = ring || now;
-    }
-    EXPECT_TRUE(ring) << size;
-  }
-}
-
-TEST(Choose, TableListsTheChoiceBySize) {
-  const std::string table = describe_choices(8, tcp_like());
-  std::cout << table;
-  for (const char* word : {"allreduce", "bcast", "rd", "ring", "binomial", "and up"})
-    EXPECT_NE(table.find(word), std::string::npos) << word << " missing in:\n" << table;
-}
-
-TEST(Choose, AutomaticAlgorithmsProduceCorrectResults) {
+// The plan's choices (algorithm, segment, depth) at sizes where they differ
+// run correctly, as the communicator runs them.
+TEST(PlannedChoices, ProduceCorrectResults) {
   constexpr int size = 3;
-  Job job("inproc", size);
-  const std::size_t counts[] = {1, 300000};
-  std::vector<std::vector<int>> wrong(2, std::vector<int>(size, 0));
+  Job job("tcp", size);
+  tuning::PlanInputs inputs;
+  inputs.model = {size, tuning::fallback_link_cost(job.capabilities()), 0};
+  inputs.eager_limit = job.eager_limit();
+  inputs.preferred_segment = job.capabilities().preferred_segment;
+  const tuning::Plan plan = tuning::make_plan(inputs);
+  const std::size_t counts[] = {1, 3 * job.eager_limit() / 8 + 5, 300000};
+  std::vector<std::vector<int>> wrong(std::size(counts), std::vector<int>(size, 0));
   test::run_ranks(size, [&](int rank) {
-    for (std::size_t i = 0; i < 2; ++i) {
-      std::vector<std::byte> buf = make_input(rank, counts[i], DataType::int32, ReduceOp::sum);
-      const std::string label = "auto #" + std::to_string(i);
-      allreduce(job.context(rank, 2 * i, label, 1 << 16), AllreduceAlgo::automatic, buf.data(), buf.data(),
-                counts[i], DataType::int32, ReduceOp::sum);
-      std::vector<std::byte> data = rank == 1 ? pattern(1, counts[i]) : std::vector<std::byte>(counts[i]);
-      bcast(job.context(rank, 2 * i + 1, label, 1 << 16), BcastAlgo::automatic, data.data(), data.size(), 1);
-      wrong[i][rank] = (buf != reference(size, counts[i], DataType::int32, ReduceOp::sum)) + 2 * (data != pattern(1, counts[i]));
+    for (std::size_t i = 0; i < std::size(counts); ++i) {
+      const std::size_t count = counts[i];
+      std::vector<std::byte> buf = make_input(rank, count, DataType::int32, ReduceOp::sum);
+      const std::string label = "planned #" + std::to_string(i);
+      const auto& a = plan.allreduce(count * 4);
+      a.algorithm->run(job.context(rank, 2 * i, label, a.segment), buf.data(), buf.data(), count, DataType::int32,
+                       ReduceOp::sum);
+      std::vector<std::byte> data = rank == 1 ? pattern(1, count) : std::vector<std::byte>(count);
+      const auto& b = plan.bcast(count);
+      b.algorithm->run(job.context(rank, 2 * i + 1, label, b.segment), data.data(), data.size(), 1);
+      wrong[i][rank] = (buf != reference(size, count, DataType::int32, ReduceOp::sum)) + 2 * (data != pattern(1, count));
     }
   });
-  for (std::size_t i = 0; i < 2; ++i)
+  for (std::size_t i = 0; i < std::size(counts); ++i)
     for (int rank = 0; rank < size; ++rank) EXPECT_EQ(wrong[i][rank], 0) << "count " << counts[i] << " rank " << rank;
 }
 

@@ -1,10 +1,8 @@
-#include "collectives/calibration.hpp"
+#include "tuning/link_measurement.hpp"
 
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <charconv>
-#include <system_error>
 #include <string>
 #include <vector>
 
@@ -12,7 +10,7 @@
 #include "rcoll/errors.hpp"
 #include "transport/wait.hpp"
 
-namespace rcoll::collectives {
+namespace rcoll::tuning {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -77,7 +75,7 @@ double median(std::vector<double> values) {
 }
 
 std::optional<LinkCost> measure_link_pair(transport::Transport& transport, transport::Tag tag, Deadline deadline,
-                                          const CalibrationPlan& plan) {
+                                          const MeasurementPlan& plan) {
   if (transport.size() < 2 || transport.rank() > 1)
     throw InvalidArgument("calibration runs on ranks 0 and 1 only (rank " + std::to_string(transport.rank()) +
                           " of " + std::to_string(transport.size()) + ")");
@@ -103,39 +101,11 @@ double measure_reduce_gamma(std::size_t bytes, int rounds) {
   rounds = std::max(rounds, 1);
   for (int i = 0; i <= rounds; ++i) {  // round 0 warms up (page faults, caches)
     const auto start = Clock::now();
-    reduce_into(inout.data(), in.data(), count, DataType::float32, ReduceOp::sum);
+    collectives::reduce_into(inout.data(), in.data(), count, DataType::float32, ReduceOp::sum);
     const double elapsed = seconds_since(start);
     if (i > 0) per_byte.push_back(elapsed / static_cast<double>(count * sizeof(float)));
   }
   return median(std::move(per_byte));
 }
 
-// std::to_chars/from_chars in hex: exact and independent of the C locale.
-std::string encode_link_cost(const LinkCost& link) {
-  std::string out;
-  for (double field : {link.alpha, link.beta, link.gamma}) {
-    std::array<char, 64> text{};
-    auto [end, error] = std::to_chars(text.data(), text.data() + text.size(), field, std::chars_format::hex);
-    if (!out.empty()) out += ' ';
-    out.append(text.data(), end);
-  }
-  return out;
-}
-
-std::optional<LinkCost> decode_link_cost(std::string_view text) {
-  std::array<double, 3> fields{};
-  const char* p = text.data();
-  const char* const stop = text.data() + text.size();
-  for (std::size_t i = 0; i < fields.size(); ++i) {
-    if (i > 0 && (p == stop || *p++ != ' ')) return std::nullopt;
-    auto [end, error] = std::from_chars(p, stop, fields[i], std::chars_format::hex);
-    if (error != std::errc()) return std::nullopt;
-    p = end;
-  }
-  if (p != stop) return std::nullopt;
-  LinkCost link{fields[0], fields[1], fields[2]};
-  if (!plausible(link)) return std::nullopt;
-  return link;
-}
-
-}  // namespace rcoll::collectives
+}  // namespace rcoll::tuning

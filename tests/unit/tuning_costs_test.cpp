@@ -1,17 +1,37 @@
-// The bcast cost model on a host whose ranks share few cores: the link
-// bytes each algorithm moves, the term they add, and the choice table's
-// exactness with it.
+// The cost model: the bcast costs on a host whose ranks share few cores
+// (the link bytes each algorithm moves, the term they add, and the plan
+// that follows), and the allreduce formulas.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
 
-#include "collectives/choose.hpp"
-#include "collectives/cost_model.hpp"
 #include "collectives/schedule.hpp"
+#include "tuning/catalog.hpp"
+#include "tuning/planner.hpp"
 
-namespace rcoll::collectives {
+namespace rcoll::tuning {
 namespace {
+
+using collectives::binomial_subtree_size;
+
+template <typename Id>
+double cost(Id algo, std::size_t bytes, int size, const LinkCost& link, std::size_t segment, int shared_cores = 0) {
+  return find_algorithm(algo).cost(CostModel{size, link, shared_cores}, bytes, segment);
+}
+double bcast_cost(BcastAlgo algo, std::size_t bytes, int size, const LinkCost& link, std::size_t segment,
+                  int shared_cores = 0) {
+  return cost(algo, bytes, size, link, segment, shared_cores);
+}
+
+// A plan of bcast on `size` ranks sharing `cores` cores (0: a core each),
+// with this base segment and no eager limit (so the segment rule keeps it).
+Plan bcast_plan(int size, const LinkCost& link, std::size_t segment, int cores = 0) {
+  PlanInputs in;
+  in.model = {size, link, cores};
+  in.preferred_segment = segment;
+  return make_plan(in);
+}
 
 // Roughly what calibration measured for 4 TCP ranks on a 2-core host.
 constexpr LinkCost loopback{37e-6, 1 / 1.55e9, 1 / 50e9};
@@ -71,52 +91,40 @@ TEST(BcastCost, SharedCoresAddTheBusiestCoresCopies) {
 }
 
 TEST(BcastChoice, FourRanksOnTwoCoresChainAboveOneSegment) {
-  const ChoiceTable shared(4, loopback, 512 << 10, 2);
+  const Plan shared = bcast_plan(4, loopback, 512 << 10, 2);
+  auto at = [&](std::size_t bytes) { return shared.bcast(bytes).algorithm->id; };
   // One piece: the tree's two steps beat the chain's three.
-  EXPECT_EQ(shared.bcast(256 << 10), BcastAlgo::binomial) << shared.describe("test");
-  EXPECT_EQ(shared.bcast(512 << 10), BcastAlgo::binomial) << shared.describe("test");
+  EXPECT_EQ(at(256 << 10), BcastAlgo::binomial) << shared.describe();
+  EXPECT_EQ(at(512 << 10), BcastAlgo::binomial) << shared.describe();
   // Two pieces and more: the chain spreads the copies evenly over the cores.
-  EXPECT_EQ(shared.bcast(768 << 10), BcastAlgo::chain) << shared.describe("test");
-  EXPECT_EQ(shared.bcast(4 << 20), BcastAlgo::chain) << shared.describe("test");
+  EXPECT_EQ(at(768 << 10), BcastAlgo::chain) << shared.describe();
+  EXPECT_EQ(at(4 << 20), BcastAlgo::chain) << shared.describe();
 }
 
 TEST(BcastChoice, RanksSharingCoresNeverScatterAllgather) {
-  const ChoiceTable independent(4, loopback, 512 << 10);
-  const ChoiceTable shared(4, loopback, 512 << 10, 2);
+  const Plan independent = bcast_plan(4, loopback, 512 << 10);
   // The plain model picks scatter_allgather for mid sizes; sharing two cores it never does.
-  EXPECT_EQ(independent.bcast(1 << 20), BcastAlgo::scatter_allgather) << independent.describe("test");
+  EXPECT_EQ(independent.bcast(1 << 20).algorithm->id, BcastAlgo::scatter_allgather) << independent.describe();
   for (int size : {3, 4, 8, 16}) {
-    const ChoiceTable table(size, loopback, 512 << 10, 2);
-    for (const auto& range : table.bcast_ranges())
-      EXPECT_NE(range.algo, BcastAlgo::scatter_allgather) << size << " ranks";
+    const Plan plan = bcast_plan(size, loopback, 512 << 10, 2);
+    for (const auto& range : plan.bcast_table().ranges())
+      EXPECT_NE(range.choice.algorithm->id, BcastAlgo::scatter_allgather) << size << " ranks";
   }
-  EXPECT_NE(shared.describe("test").find("all ranks share 2 cores"), std::string::npos);
-  // A core per rank: the plain choice stands.
-  for (std::size_t bytes : {std::size_t{1} << 10, std::size_t{1} << 20, std::size_t{1} << 26})
-    EXPECT_EQ(ChoiceTable(64, loopback, 512 << 10, 256).bcast(bytes), ChoiceTable(64, loopback, 512 << 10).bcast(bytes));
+  EXPECT_NE(bcast_plan(4, loopback, 512 << 10, 2).describe().find("all ranks share 2 cores"), std::string::npos);
 }
 
-TEST(BcastChoice, TableWithSharedCoresAgreesWithTheArgmin) {
-  std::mt19937_64 random(11);
-  std::uniform_real_distribution<double> exponent(0, ChoiceTable::max_exponent);
-  std::size_t checked = 0;
-  for (int size : {2, 3, 4, 5, 8, 16})
-    for (int cores : {1, 2, 8})
-      for (std::size_t segment : {std::size_t{64} << 10, std::size_t{512} << 10}) {
-        const ChoiceTable table(size, loopback, segment, cores);
-        std::vector<std::size_t> sizes;
-        for (int i = 0; i < 300; ++i) sizes.push_back(static_cast<std::size_t>(std::exp2(exponent(random))));
-        for (const auto& range : table.bcast_ranges())
-          for (std::size_t d : {0, 1})
-            if (range.from >= d) sizes.push_back(range.from - d), sizes.push_back(range.from + d);
-        for (std::size_t bytes : sizes) {
-          ASSERT_EQ(table.bcast(bytes), cheapest_bcast(bytes, size, loopback, segment, cores))
-              << bytes << " B on " << size << " ranks, " << cores << " cores\n" << table.describe("test");
-          ++checked;
-        }
-      }
-  EXPECT_GT(checked, 10000u);
+TEST(AllreduceCost, FormulasOfTheModel) {
+  const LinkCost l{10e-6, 1e-9, 2e-10};
+  const double S = 1 << 20;
+  // 4 ranks: the ring 6 a + 1.5 S b + 0.75 S g; rd 2 (a + S b + S g); the tree 4 (a + S b) + 2 S g.
+  EXPECT_NEAR(cost(AllreduceAlgo::ring, 1 << 20, 4, l, 1), 6 * l.alpha + 1.5 * S * l.beta + 0.75 * S * l.gamma, 1e-15);
+  EXPECT_NEAR(cost(AllreduceAlgo::recursive_doubling, 1 << 20, 4, l, 1), 2 * (l.alpha + S * l.beta + S * l.gamma),
+              1e-15);
+  EXPECT_NEAR(cost(AllreduceAlgo::tree, 1 << 20, 4, l, 1), 4 * (l.alpha + S * l.beta) + 2 * S * l.gamma, 1e-15);
+  // 5 ranks: rd folds the fifth in and out, two steps more.
+  EXPECT_NEAR(cost(AllreduceAlgo::recursive_doubling, 1 << 20, 5, l, 1),
+              4 * (l.alpha + S * l.beta) + 3 * S * l.gamma, 1e-15);
 }
 
 }  // namespace
-}  // namespace rcoll::collectives
+}  // namespace rcoll::tuning

@@ -1,18 +1,20 @@
-// CoreSharing: how many CPUs the ranks of this host share, and the spin
-// mode that follows from it.
+// this_host(): the identity that tells hosts apart and the CPUs a job may
+// use there, both published on every rank's join card.
 #include <gtest/gtest.h>
 
 #include <sched.h>
 #include <sys/sysinfo.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 
-#include "comm/core_sharing.hpp"
+#include "topology/host.hpp"
 
-namespace rcoll::comm {
+namespace rcoll::topology {
 namespace {
 
 // The CPUs of a Linux cpu list such as "0-3,8,10-11".
@@ -57,7 +59,7 @@ std::string cgroup_effective_cpus() {
 
 // The count does not follow the thread's affinity: a rank that binds
 // itself to one core (as rcoll-run's placement does) still sees the host.
-TEST(CoreSharing, HostCpusIgnoreTheAffinityMaskOfTheCaller) {
+TEST(ThisHost, HostCpusIgnoreTheAffinityMaskOfTheCaller) {
   cpu_set_t before;
   ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
   cpu_set_t one;
@@ -68,9 +70,9 @@ TEST(CoreSharing, HostCpusIgnoreTheAffinityMaskOfTheCaller) {
       break;
     }
   ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
-  const int bound = CoreSharing::host_cpus();
+  const int bound = this_host().cpus;
   ASSERT_EQ(sched_setaffinity(0, sizeof before, &before), 0);
-  EXPECT_EQ(bound, CoreSharing::host_cpus());
+  EXPECT_EQ(bound, this_host().cpus);
   if (get_nprocs() > 1) {
     EXPECT_GT(bound, 1) << "a bound caller counted only its own CPU";
   }
@@ -79,10 +81,10 @@ TEST(CoreSharing, HostCpusIgnoreTheAffinityMaskOfTheCaller) {
 // The count is the CPUs the cpuset cgroup allows, read
 // here from the cgroup files as an independent oracle, never the
 // machine's online CPUs when a cpuset narrows them.
-TEST(CoreSharing, HostCpusAreTheCgroupsAllowedCpus) {
+TEST(ThisHost, HostCpusAreTheCgroupsAllowedCpus) {
   const int online = get_nprocs();
-  EXPECT_GE(CoreSharing::host_cpus(), 1);
-  EXPECT_LE(CoreSharing::host_cpus(), online);
+  EXPECT_GE(this_host().cpus, 1);
+  EXPECT_LE(this_host().cpus, online);
   const std::string effective = cgroup_effective_cpus();
   if (effective.empty()) {
     GTEST_SKIP() << "no cpuset cgroup file for this process; the bounds above were checked";
@@ -91,32 +93,25 @@ TEST(CoreSharing, HostCpusAreTheCgroupsAllowedCpus) {
   const std::set<int> present = parse_cpu_list(read_line("/sys/devices/system/cpu/online"));
   int usable = 0;
   for (int cpu : allowed) usable += present.count(cpu) > 0 ? 1 : 0;
-  EXPECT_EQ(CoreSharing::host_cpus(), usable) << "cpuset.cpus.effective: " << effective;
+  EXPECT_EQ(this_host().cpus, usable) << "cpuset.cpus.effective: " << effective;
 }
 
-TEST(CoreSharing, RanksBeyondTheCpusYield) {
-  const int cpus = CoreSharing::host_cpus();
-  EXPECT_EQ(CoreSharing(cpus).spin_mode(), transport::SpinMode::pure);
-  EXPECT_EQ(CoreSharing(cpus + 1).spin_mode(), transport::SpinMode::yield);
-  CoreSharing first(cpus);  // two communicators of `cpus` ranks each
-  EXPECT_EQ(CoreSharing(cpus).spin_mode(), transport::SpinMode::yield);
-}
-
-TEST(CoreSharing, BcastTreesAlternateCoresOnlyWhenAllRanksShareAnEvenNumberOfCpus) {
-  using collectives::TreeLayout;
-  EXPECT_EQ(CoreSharing::tree_layout(4, 4, 2), TreeLayout::alternating);
-  EXPECT_EQ(CoreSharing::tree_layout(5, 5, 4), TreeLayout::alternating);
-  EXPECT_EQ(CoreSharing::tree_layout(2, 2, 2), TreeLayout::contiguous);  // a core each
-  EXPECT_EQ(CoreSharing::tree_layout(6, 6, 3), TreeLayout::contiguous);  // odd: parity does not split cores
-  EXPECT_EQ(CoreSharing::tree_layout(8, 4, 2), TreeLayout::contiguous);  // ranks on other hosts
-}
-
-TEST(CoreSharing, RanksShareCoresOnlyWhenAllAreOnAHostWithFewerCpus) {
-  EXPECT_TRUE(CoreSharing::ranks_share_cores(4, 4, 2));
-  EXPECT_TRUE(CoreSharing::ranks_share_cores(3, 3, 2));
-  EXPECT_FALSE(CoreSharing::ranks_share_cores(2, 2, 2));  // a core each
-  EXPECT_FALSE(CoreSharing::ranks_share_cores(8, 4, 2));  // other hosts: not known alike on every rank
+// The identity is what ranks compare to find their host's other ranks:
+// the same on every call and thread of a process, and made of the parts
+// that tell machines and IPC namespaces apart.
+TEST(ThisHost, IdentityNamesTheBootTheHostnameAndTheIpcNamespace) {
+  const std::string identity = this_host().identity;
+  std::string from_thread;
+  std::thread([&] { from_thread = this_host().identity; }).join();
+  EXPECT_EQ(identity, from_thread);
+  const std::string boot_id = read_line("/proc/sys/kernel/random/boot_id");
+  ASSERT_FALSE(boot_id.empty());
+  EXPECT_EQ(identity.rfind(boot_id + "/", 0), 0u) << identity;
+  char name[256] = {};
+  ASSERT_EQ(gethostname(name, sizeof name - 1), 0);
+  EXPECT_NE(identity.find("/" + std::string(name) + "/ipc:"), std::string::npos) << identity;
+  EXPECT_GT(identity.size(), identity.find("/ipc:") + 5) << "no IPC namespace inode: " << identity;
 }
 
 }  // namespace
-}  // namespace rcoll::comm
+}  // namespace rcoll::topology

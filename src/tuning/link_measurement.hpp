@@ -6,10 +6,10 @@
 //           (5 rounds after 1 warm-up);
 // and rank 0 times the reduction kernel locally (no communication):
 //   gamma = median seconds per byte of a float32 sum over 256 KiB (5 rounds after 1 warm-up).
-// About 6-7 ms for two TCP ranks on one (busy, 2-core) host. The pair 0-1 stands for every link: on a
+// A few milliseconds over TCP. The pair 0-1 stands for every link: on a
 // heterogeneous cluster (some pairs across a slower network) the model sees
-// only the 0-1 link, so it under-prices the slower ones. The result is shared
-// by the caller (the communicator) so that every rank chooses identically.
+// only the 0-1 link, so it under-prices the slower ones. The caller
+// (calibration.hpp) shares the result so that every rank plans alike.
 #pragma once
 
 #include <optional>
@@ -17,13 +17,13 @@
 #include <string_view>
 #include <vector>
 
-#include "collectives/cost_model.hpp"
 #include "common/deadline.hpp"
 #include "transport/transport.hpp"
+#include "tuning/link_cost.hpp"
 
-namespace rcoll::collectives {
+namespace rcoll::tuning {
 
-struct CalibrationPlan {
+struct MeasurementPlan {
   std::size_t small_bytes = 8;
   int small_warmups = 5;
   int small_rounds = 21;
@@ -40,7 +40,7 @@ struct CalibrationPlan {
 // rank 1 echoes and returns nullopt. TimeoutError at `deadline`, IoError
 // when the peer fails.
 std::optional<LinkCost> measure_link_pair(transport::Transport& transport, transport::Tag tag, Deadline deadline,
-                                          const CalibrationPlan& plan = {});
+                                          const MeasurementPlan& plan = {});
 
 // The middle value (the upper one of an even count); 0 for none.
 double median(std::vector<double> values);
@@ -48,10 +48,4 @@ double median(std::vector<double> values);
 // Seconds per byte of collectives::reduce_into (float32 sum), median of `rounds`.
 double measure_reduce_gamma(std::size_t bytes, int rounds);
 
-// Exact text form for the bootstrap key-value store (hex floats, so every
-// rank decodes the very same doubles): "alpha beta gamma".
-std::string encode_link_cost(const LinkCost& link);
-// nullopt unless `text` is three plausible numbers.
-std::optional<LinkCost> decode_link_cost(std::string_view text);
-
-}  // namespace rcoll::collectives
+}  // namespace rcoll::tuning

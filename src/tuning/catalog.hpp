@@ -1,0 +1,46 @@
+// The algorithms the plan chooses among: one table per collective. An
+// entry names the schedule that runs it (collectives/), its cost under the
+// model (costs.hpp), how many receives it posts ahead of the one it waits
+// for (its pipeline depth), and what one of its link messages carries.
+//
+// Adding an algorithm is: its schedule file, its cost function, and one
+// entry here. The plan, the overrides (RCOLL_*_ALGO, rcoll-bench --algo),
+// the printed plan and the forced-algorithm tests all read these tables.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "collectives/algorithms.hpp"
+#include "rcoll/options.hpp"
+#include "tuning/costs.hpp"
+
+namespace rcoll::tuning {
+
+// What one message over one link carries: the whole message (trees,
+// chains, recursive doubling) or a 1/n share of it (rings). The segment
+// rule (planner.cpp) looks at it.
+enum class LinkMessage : std::uint8_t { whole, share };
+
+template <typename Id, typename Schedule>
+struct Algorithm {
+  Id id;
+  Schedule run;
+  CostFunction cost;
+  std::size_t depth;
+  LinkMessage message;
+};
+
+using AllreduceAlgorithm = Algorithm<AllreduceAlgo, collectives::AllreduceSchedule>;
+using BcastAlgorithm = Algorithm<BcastAlgo, collectives::BcastSchedule>;
+
+// In tie-break order: where two cost the same, the earlier one is chosen.
+std::span<const AllreduceAlgorithm> allreduce_algorithms() noexcept;
+std::span<const BcastAlgorithm> bcast_algorithms() noexcept;
+
+// The entry of `id`; InvalidArgument for `automatic` or a value outside the table.
+const AllreduceAlgorithm& find_algorithm(AllreduceAlgo id);
+const BcastAlgorithm& find_algorithm(BcastAlgo id);
+
+}  // namespace rcoll::tuning

@@ -1,0 +1,58 @@
+// The alpha-beta-gamma cost model: the estimated seconds of one call of
+// each algorithm, from the link model and the job's shape. Only the order
+// of the costs matters: the plan takes the cheapest (docs/PERFORMANCE.md,
+// "How the algorithm is chosen").
+//
+// n = ranks, S = bytes, lg = ceil(log2 n), a b g = alpha beta gamma:
+//   allreduce ring   2(n-1) a + 2 S (n-1)/n b + S (n-1)/n g
+//   allreduce rd     lg p (a + S b + S g) [+ 2 (a + S b) + S g when n is not a power of two p]
+//   allreduce tree   2 lg (a + S b) + lg S g
+//   bcast binomial           lg (a + S b)
+//   bcast scatter_allgather  (lg + n - 1) a + 2 S (n-1)/n b
+//   bcast chain              (n - 2 + k)(a + S/k b), k = ceil(S / segment) pieces
+//
+// Ranks that share cores (CostModel::shared_cores): every byte that crosses
+// a link also costs its sender's and its receiver's CPU a copy, and the
+// ranks of one core take turns, so a bcast adds the copies of the busiest
+// core (ranks round robin on the cores, as rcoll-run binds them):
+//   max over cores c of (sum over ranks r on c of bcast_rank_copies) * b.
+// Totals alone miss how the load spreads: on 4 ranks of 2 cores the tree
+// and the chain both move 3 S, but the tree puts 4 S on one core and the
+// chain 3 S on each. Scatter-allgather is then no candidate (infinite
+// cost): its lg + n - 1 steps in a row each wait for a rank to be
+// scheduled, which neither a nor the copies capture.
+#pragma once
+
+#include <cstddef>
+
+#include "rcoll/options.hpp"
+#include "tuning/link_cost.hpp"
+
+namespace rcoll::tuning {
+
+struct CostModel {
+  int size = 1;
+  LinkCost link;
+  // > 0: all ranks run on one host with this many CPUs, fewer than the
+  // ranks; 0: every rank has a core (or hosts are mixed: links dominate).
+  int shared_cores = 0;
+};
+
+// Seconds of one call of `bytes` cut in pieces of at most `segment` bytes.
+using CostFunction = double (*)(const CostModel& model, std::size_t bytes, std::size_t segment);
+
+double allreduce_ring_cost(const CostModel& model, std::size_t bytes, std::size_t segment);
+double allreduce_recursive_doubling_cost(const CostModel& model, std::size_t bytes, std::size_t segment);
+double allreduce_tree_cost(const CostModel& model, std::size_t bytes, std::size_t segment);
+
+double bcast_binomial_cost(const CostModel& model, std::size_t bytes, std::size_t segment);
+double bcast_scatter_allgather_cost(const CostModel& model, std::size_t bytes, std::size_t segment);
+double bcast_chain_cost(const CostModel& model, std::size_t bytes, std::size_t segment);
+
+// Bytes the rank at `relative` position from the root sends plus receives
+// in a bcast of `bytes`, and the largest sum of them over the ranks of one
+// of `cores` cores (round robin).
+double bcast_rank_copies(BcastAlgo algo, std::size_t bytes, int relative, int size);
+double bcast_busiest_core(BcastAlgo algo, std::size_t bytes, int size, int cores);
+
+}  // namespace rcoll::tuning

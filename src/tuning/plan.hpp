@@ -1,0 +1,78 @@
+// The plan: for every collective and range of message sizes, the algorithm,
+// its pipeline segment and depth. Built once per communicator by
+// make_plan() (planner.hpp) from facts every rank has, so it is identical
+// on every rank; a call then pays one short search.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "tuning/catalog.hpp"
+#include "tuning/planner_inputs.hpp"
+
+namespace rcoll::tuning {
+
+template <typename Algorithm>
+struct Choice {
+  const Algorithm* algorithm = nullptr;
+  std::size_t segment = 1;  // bytes per pipeline piece: pieces are at most this, and as even as can be
+  std::size_t depth = 1;    // receives posted ahead of the one waited for
+  friend bool operator==(const Choice&, const Choice&) = default;
+};
+
+template <typename Algorithm>
+struct SizeRange {
+  std::size_t from;  // first message size (bytes) of the range; it ends where the next one starts
+  Choice<Algorithm> choice;
+};
+
+// Size ranges in ascending order, the first from 0.
+template <typename Algorithm>
+class SizeTable {
+ public:
+  explicit SizeTable(std::vector<SizeRange<Algorithm>> ranges) : ranges_(std::move(ranges)) {}
+
+  const Choice<Algorithm>& at(std::size_t bytes) const {
+    auto after = std::upper_bound(ranges_.begin(), ranges_.end(), bytes,
+                                  [](std::size_t b, const SizeRange<Algorithm>& r) { return b < r.from; });
+    return std::prev(after)->choice;
+  }
+  const std::vector<SizeRange<Algorithm>>& ranges() const noexcept { return ranges_; }
+
+ private:
+  std::vector<SizeRange<Algorithm>> ranges_;
+};
+
+using AllreduceChoice = Choice<AllreduceAlgorithm>;
+using BcastChoice = Choice<BcastAlgorithm>;
+
+class Plan {
+ public:
+  Plan(PlanInputs inputs, SizeTable<AllreduceAlgorithm> allreduce, SizeTable<BcastAlgorithm> bcast)
+      : inputs_(std::move(inputs)), allreduce_(std::move(allreduce)), bcast_(std::move(bcast)) {}
+
+  const AllreduceChoice& allreduce(std::size_t bytes) const { return allreduce_.at(bytes); }
+  const BcastChoice& bcast(std::size_t bytes) const { return bcast_.at(bytes); }
+
+  const PlanInputs& inputs() const noexcept { return inputs_; }
+  const SizeTable<AllreduceAlgorithm>& allreduce_table() const noexcept { return allreduce_; }
+  const SizeTable<BcastAlgorithm>& bcast_table() const noexcept { return bcast_; }
+
+  // A header with the inputs (link figures and their source, eager limit,
+  // segment, shared cores, overrides), then per collective one line per
+  // range "from .. to -> algorithm, segment S, depth D"; no final newline.
+  std::string describe() const;
+
+ private:
+  PlanInputs inputs_;
+  SizeTable<AllreduceAlgorithm> allreduce_;
+  SizeTable<BcastAlgorithm> bcast_;
+};
+
+// "512 B", "256 KiB", "1.5 MiB": sizes in tables and logs.
+std::string human_bytes(std::size_t bytes);
+
+}  // namespace rcoll::tuning

@@ -1,0 +1,126 @@
+#include "tuning/planner.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace rcoll::tuning {
+namespace {
+
+// A later candidate must beat the best so far by this relative margin, so
+// exact ties (and rounding noise around them) always resolve the same way.
+constexpr double tie_margin = 1e-9;
+
+std::size_t base_segment(const PlanInputs& in) {
+  if (in.overrides.segment > 0) return in.overrides.segment;
+  return in.preferred_segment > 0 ? in.preferred_segment : default_segment;
+}
+
+std::size_t link_message(LinkMessage message, std::size_t bytes, int size) {
+  if (message == LinkMessage::whole || size <= 1) return bytes;
+  const auto n = static_cast<std::size_t>(size);
+  return bytes / n + (bytes % n != 0 ? 1 : 0);
+}
+
+// The segment rule of planner.hpp, but for the two-rank bcast doubling.
+std::size_t segment_for(LinkMessage message, std::size_t bytes, const PlanInputs& in) {
+  const std::size_t base = base_segment(in);
+  const std::size_t eager = in.eager_limit;
+  const std::size_t link = link_message(message, bytes, in.model.size);
+  if (eager > 0 && base > eager && link > eager && link - eager <= eager) return eager;
+  return base;
+}
+
+// Two ranks: one root-to-leaf edge; double pieces unless they turn eager ones into rendezvous.
+std::size_t bcast_segment(const BcastAlgorithm& algo, std::size_t bytes, const PlanInputs& in) {
+  const std::size_t segment = segment_for(algo.message, bytes, in);
+  if (in.model.size != 2 || algo.message != LinkMessage::whole || segment > SIZE_MAX / 2) return segment;
+  const bool crosses = in.eager_limit > 0 && segment <= in.eager_limit && in.eager_limit < std::min(2 * segment, bytes);
+  return crosses ? segment : 2 * segment;
+}
+
+template <typename Algorithm, typename Segment>
+Choice<Algorithm> cheapest(std::span<const Algorithm> candidates, std::size_t bytes, const PlanInputs& in,
+                           Segment segment) {
+  Choice<Algorithm> best;
+  double best_cost = 0;
+  for (const Algorithm& algo : candidates) {
+    const std::size_t seg = segment(algo);
+    const double cost = algo.cost(in.model, bytes, seg);
+    if (best.algorithm == nullptr || cost < best_cost * (1 - tie_margin)) {
+      best = {&algo, seg, algo.depth};
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
+// The forced algorithm alone, or every one of the table.
+template <typename Algorithm, typename Id>
+std::span<const Algorithm> candidates(std::span<const Algorithm> table, Id forced) {
+  if (forced == Id::automatic) return table;
+  return std::span<const Algorithm>(&find_algorithm(forced), 1);
+}
+
+// Sorted last sizes of the pieces on which every cost is linear in the size
+// and every segment constant (planner.hpp, "Exactness").
+std::vector<std::size_t> piece_ends(const PlanInputs& in) {
+  std::vector<std::size_t> ends{0};
+  for (int e = 0; e <= max_exponent; ++e) ends.push_back(std::size_t{1} << e);
+  const std::size_t n = static_cast<std::size_t>(std::max(in.model.size, 1));
+  for (std::size_t segment : {base_segment(in), 2 * base_segment(in), in.eager_limit})
+    for (std::size_t k = 1; segment > 0 && k <= exact_segments; ++k) ends.push_back(k * segment);
+  if (in.eager_limit > 0)
+    for (std::size_t at : {in.eager_limit, 2 * in.eager_limit, n * in.eager_limit, 2 * n * in.eager_limit})
+      ends.push_back(at);
+  std::sort(ends.begin(), ends.end());
+  ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
+  return ends;
+}
+
+// On a piece [start, end] each choice wins on one interval (or none), so
+// from a size where `current` wins, "still current" is true and then
+// false: bisection finds each switch exactly.
+template <typename Algorithm, typename Choose>
+std::vector<SizeRange<Algorithm>> build_ranges(Choose choose, const std::vector<std::size_t>& ends) {
+  std::vector<SizeRange<Algorithm>> ranges{{0, choose(0)}};
+  std::size_t start = 0;
+  for (std::size_t end : ends) {
+    std::size_t x = start;
+    if (auto c = choose(x); !(c == ranges.back().choice)) ranges.push_back({x, c});
+    while (!(choose(end) == ranges.back().choice)) {
+      const auto current = ranges.back().choice;
+      std::size_t lo = x, hi = end;  // choose(lo) == current != choose(hi)
+      while (hi - lo > 1) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        (choose(mid) == current ? lo : hi) = mid;
+      }
+      ranges.push_back({hi, choose(hi)});
+      x = hi;
+    }
+    start = end + 1;
+  }
+  return ranges;
+}
+
+}  // namespace
+
+AllreduceChoice choose_allreduce(const PlanInputs& in, std::size_t bytes) {
+  return cheapest(candidates(allreduce_algorithms(), in.overrides.allreduce), bytes, in,
+                  [&](const AllreduceAlgorithm& a) { return segment_for(a.message, bytes, in); });
+}
+
+BcastChoice choose_bcast(const PlanInputs& in, std::size_t bytes) {
+  return cheapest(candidates(bcast_algorithms(), in.overrides.bcast), bytes, in,
+                  [&](const BcastAlgorithm& a) { return bcast_segment(a, bytes, in); });
+}
+
+Plan make_plan(const PlanInputs& in) {
+  const std::vector<std::size_t> ends = piece_ends(in);
+  auto allreduce = build_ranges<AllreduceAlgorithm>([&](std::size_t b) { return choose_allreduce(in, b); }, ends);
+  auto bcast = build_ranges<BcastAlgorithm>([&](std::size_t b) { return choose_bcast(in, b); }, ends);
+  return Plan(in, SizeTable(std::move(allreduce)), SizeTable(std::move(bcast)));
+}
+
+}  // namespace rcoll::tuning
