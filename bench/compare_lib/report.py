@@ -4,6 +4,7 @@ rewrite of the marked block in a document."""
 import os
 import platform
 import re
+import shlex
 import subprocess
 
 from . import results
@@ -26,6 +27,35 @@ def machine():
         pass
     return {"uname": uname or platform.platform(), "nproc": str(len(os.sched_getaffinity(0))),
             "cpu": model, "load": " ".join(f"{x:.2f}" for x in os.getloadavg())}
+
+
+def commit(tree):
+    """The commit checked out in `tree` (short hash), with " + uncommitted
+    changes" when tracked files differ from it; "unknown" without git."""
+    try:
+        head = subprocess.run(["git", "-C", tree, "rev-parse", "--short=7", "HEAD"],
+                              capture_output=True, text=True, check=False)
+        if head.returncode != 0:
+            return "unknown"
+        changed = subprocess.run(["git", "-C", tree, "status", "--porcelain", "--untracked-files=no"],
+                                 capture_output=True, text=True, check=False)
+    except OSError:  # no git (the RDMA guest)
+        return "unknown"
+    return head.stdout.strip() + (" + uncommitted changes" if changed.stdout.strip() else "")
+
+
+def public_command(command):
+    """The command as a document shows it: without --out DIR, where this
+    machine kept the outputs (a document has its own copies)."""
+    words, shown, skip = shlex.split(command), [], False
+    for word in words:
+        if skip:
+            skip = False
+        elif word == "--out":
+            skip = True
+        elif not word.startswith("--out="):
+            shown.append(word)
+    return shlex.join(shown)
 
 
 def _fmt_time(us):

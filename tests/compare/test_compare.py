@@ -1,6 +1,6 @@
 """Tests of bench/compare: the pure functions of compare_lib, and one quick
 rcoll-only run of the real tool (rcoll over loopback TCP, 2 ranks) whose
-table, JSON and document block are checked.
+table, JSON, document block and dated report are checked.
 
 RCOLL_SOURCE_DIR / RCOLL_BUILD_DIR (set by CTest) name the source and the
 build tree; without RCOLL_BUILD_DIR the run test is skipped."""
@@ -8,6 +8,7 @@ build tree; without RCOLL_BUILD_DIR the run test is skipped."""
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -18,7 +19,7 @@ SOURCE = os.environ.get("RCOLL_SOURCE_DIR") or os.path.abspath(
     os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
 sys.path.insert(0, os.path.join(SOURCE, "bench"))
 
-from compare_lib import build, report, results, schedule, sweep, targets  # noqa: E402
+from compare_lib import build, main, report, results, schedule, sweep, targets  # noqa: E402
 
 MIB = 1 << 20
 
@@ -165,6 +166,33 @@ class PureFunctions(unittest.TestCase):
         self.assertNotIn("GB/s", text)  # no bandwidth probe ran, so no bandwidth table
         self.assertEqual(report.limits_markdown({}, grouped), "Physical limits: not measured.")
 
+    def test_public_command_drops_the_output_directory(self):
+        self.assertEqual(report.public_command("bench/compare --reps 3 --out /tmp/cmp17 --max-load 1.5"),
+                         "bench/compare --reps 3 --max-load 1.5")
+        self.assertEqual(report.public_command("bench/compare --out=/tmp/x --doc 'my docs/P.md'"),
+                         "bench/compare --doc 'my docs/P.md'")
+
+    def test_commit(self):
+        with tempfile.TemporaryDirectory() as tree:
+            self.assertEqual(report.commit(tree), "unknown")  # not a git tree
+            if not shutil.which("git"):
+                self.skipTest("no git")
+            git = ["git", "-C", tree, "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+            subprocess.run(git[:3] + ["init", "-q"], check=True)
+            with open(os.path.join(tree, "f"), "w", encoding="utf-8") as f:
+                f.write("1\n")
+            subprocess.run(git + ["add", "f"], check=True)
+            subprocess.run(git + ["commit", "-q", "-m", "one"], check=True)
+            head = subprocess.run(git + ["rev-parse", "--short=7", "HEAD"], capture_output=True, text=True,
+                                  check=True).stdout.strip()
+            self.assertEqual(report.commit(tree), head)
+            with open(os.path.join(tree, "f"), "w", encoding="utf-8") as f:
+                f.write("2\n")
+            self.assertEqual(report.commit(tree), head + " + uncommitted changes")
+
+    def test_results_name(self):
+        self.assertEqual(main.results_name({"date": "2026-12-02 07:04"}), "2026-12-02-0704-compare.md")
+
     def test_rewrite_block(self):
         text = f"# Doc\nbefore\n{report.BEGIN}\nold\n{report.END}\nafter\n"
         out = report.rewrite_block(text, "new")
@@ -243,7 +271,27 @@ class QuickRun(unittest.TestCase):
         self.assertTrue(text.endswith(f"{report.END}\ntail kept\n"))
         self.assertNotIn("old block", text)
         self.assertIn("bench/compare --quick --libs rcoll", text)
+        self.assertNotIn(self.out, text)  # the command without --out
+        self.assertRegex(text, re.compile(r"Run of \d{4}-\d\d-\d\d \d\d:\d\d \(UTC\) at commit `[^`]+`"))
         self.assertRegex(text, re.compile(r"Machine: `Linux .*`; \d+ CPUs"))
+
+    def test_doc_block_is_a_summary_linking_the_whole_report(self):
+        with open(self.doc, encoding="utf-8") as f:
+            block = f.read().split(report.BEGIN)[1].split(report.END)[0]
+        self.assertIn("#### Targets", block)
+        self.assertIn("#### Physical limits", block)
+        self.assertNotIn("allreduce, 2 ranks", block)  # no per-size tables
+        link = re.search(r"Per-size tables and rcoll's cliffs: \[(results/[^]]+)\]\(\1\)", block)
+        self.assertIsNotNone(link, block[-500:])
+        self.assertRegex(link.group(1), r"^results/\d{4}-\d\d-\d\d-\d{4}-compare\.md$")
+        with open(os.path.join(self.tmp.name, link.group(1)), encoding="utf-8") as f:
+            whole = f.read()
+        self.assertTrue(whole.startswith("# Side-by-side run of "))
+        self.assertNotIn(self.out, whole)
+        for op in ("allreduce", "bcast"):
+            table = whole.split(f"### {op}, 2 ranks")[1].split("\n\n")[1]
+            self.assertEqual(len([line for line in table.splitlines() if line.startswith("| ")]),
+                             2 + len(sweep.quick_sizes()))
 
 
 if __name__ == "__main__":
