@@ -40,6 +40,10 @@ def parse_args(argv):
                    "in this file with the run's summary; the plots go to perf/ and the whole report, dated, "
                    "to results/ next to it")
     p.add_argument("--build-dir", default="build", help="rcoll's build tree (default build)")
+    p.add_argument("--baseline-build", metavar="DIR", help="before/after in one run: also run rcoll from this "
+                   "other build tree (\"rcoll tcp (baseline)\"), exactly as rcoll, and report rcoll ÷ baseline")
+    p.add_argument("--baseline-source", metavar="DIR", help="the tree whose tools/rcoll-run runs the baseline "
+                   "(default: the parent of --baseline-build)")
     p.add_argument("--peers-dir", help="where the peer programs are built (default <build-dir>/peers)")
     p.add_argument("--install", action="store_true", help="run scripts/install-peers.sh first")
     p.add_argument("--job-timeout", type=float, default=600, help="seconds one job may take (default 600)")
@@ -58,6 +62,10 @@ def parse_args(argv):
             p.error(f"unknown library {lib!r} (known: {', '.join(libraries.ALL_LIBS)})")
     if args.reps < 1 or any(r < 2 for r in args.ranks):
         p.error("--reps must be >= 1 and every rank count >= 2")
+    if args.baseline_source and not args.baseline_build:
+        p.error("--baseline-source needs --baseline-build")
+    if args.baseline_build and "rcoll" not in args.libs:
+        p.error("--baseline-build compares against rcoll: keep rcoll in --libs")
     return args
 
 
@@ -76,6 +84,8 @@ def choose_libraries(args, root, notes):
     notes.append(note)
     if device and "rcoll" in chosen:
         chosen.insert(chosen.index("rcoll") + 1, "rcoll-rdma")
+    if args.baseline_build and "rcoll" in chosen:
+        chosen.insert(chosen.index("rcoll") + 1, "rcoll-base")
     return chosen
 
 
@@ -113,6 +123,13 @@ def wait_for_load(limit):
         time.sleep(15)
 
 
+def _baseline_line(baseline, in_docs):
+    where = "" if in_docs else f", built in `{baseline['build']}` from `{baseline['source']}`"
+    return (f"Baseline ({libraries.LIBRARIES['rcoll-base'].label}, `--baseline-build`): rcoll at commit "
+            f"`{baseline['commit']}`{where}, run exactly as rcoll (same launcher options, sizes, loop and "
+            "alternation).")
+
+
 def render(meta, grouped, order, evaluation, limits, plot_links, level=4, in_docs=False, whole_report=None):
     """The run's report in markdown, its sections at heading `level`. in_docs:
     for a document (the command without --out, no local paths). With
@@ -126,10 +143,15 @@ def render(meta, grouped, order, evaluation, limits, plot_links, level=4, in_doc
              f"Machine: `{meta['machine']['uname']}`; {meta['machine']['nproc']} CPUs, "
              f"{meta['machine']['cpu']}; load average before {meta['load_before']}, after {meta['load_after']}.",
              "", "Libraries: " + "; ".join(f"{lib}: {meta['versions'].get(lib, '?')}" for lib in order), ""]
+    if meta.get("baseline"):
+        parts += [_baseline_line(meta["baseline"], in_docs), ""]
     parts += [f"- {note}" for note in meta["notes"]] + [""]
     parts += ["To rerun on a fresh clone: `scripts/setup.sh && scripts/install-peers.sh && bench/compare --doc "
               "docs/PERFORMANCE.md` (raw repetitions in `compare-out/compare.json`).", ""]
     parts += [meta["method"], "", f"{head} Targets", "", targets.markdown(evaluation, whole_report is None), ""]
+    against = report.baseline_markdown(grouped, per_size=whole_report is None)
+    if against:
+        parts += [f"{head} Against the baseline", "", against, ""]
     parts += [f"{head} Physical limits", "", report.limits_markdown(limits, grouped), ""]
     if plot_links:
         parts += [f"{head} Plots", ""] + [f"![{name}]({link})" for name, link in plot_links] + [""]
@@ -178,6 +200,15 @@ def measure(args, argv):
         log(f"compare: {paths.rcoll_bench()} is missing: run scripts/setup.sh (or build rcoll-bench "
             "and rcoll-bootstrapd in --build-dir)")
         return 2
+    baseline = None
+    if args.baseline_build:
+        paths.base_build = os.path.abspath(args.baseline_build)
+        paths.base_root = os.path.abspath(args.baseline_source or os.path.dirname(paths.base_build))
+        for program in (paths.rcoll_bench(True), paths.bootstrapd(True), paths.rcoll_run(True)):
+            if not os.access(program, os.X_OK):
+                log(f"compare: the baseline's {program} is missing (--baseline-build, --baseline-source)")
+                return 2
+        baseline = {"build": paths.base_build, "source": paths.base_root, "commit": report.commit(paths.base_root)}
     notes = []
     chosen = choose_libraries(args, root, notes)
     chosen, limits_ok = build_peers(chosen, paths, root, notes)
@@ -197,7 +228,7 @@ def measure(args, argv):
     size_text = f"{len(sizes)} sizes, {sweep.format_bytes(sizes[0])} .. {sweep.format_bytes(sizes[-1])}"
     meta = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
             "command": "bench/compare " + shlex.join(argv), "commit": report.commit(root),
-            "machine": report.machine(),
+            "baseline": baseline, "machine": report.machine(),
             "load_before": load_before, "load_after": report.machine()["load"], "notes": notes,
             "versions": versions, "libs": chosen,
             "method": METHOD.format(sizes=size_text, bands=sweep.describe_bands(sizes, args.quick), reps=args.reps)}

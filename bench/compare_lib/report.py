@@ -7,7 +7,7 @@ import re
 import shlex
 import subprocess
 
-from . import results
+from . import results, sweep
 from .libs import LIBRARIES, PEERS
 from .sweep import format_bytes
 
@@ -91,6 +91,52 @@ def table(op, ranks, libs, order, peers):
         cells.append(str(sum(peer_errors)) if peer_errors else "-")
         lines.append("| " + " | ".join(cells) + " |")
     return f"### {op}, {ranks} ranks\n\n" + "\n".join(lines)
+
+
+def _ratio_at(found, pick):
+    nbytes = pick(found, key=found.get)
+    return f"{found[nbytes]:.2f} ({format_bytes(nbytes)})"
+
+
+def baseline_markdown(grouped, per_size=False):
+    """rcoll against rcoll-base (--baseline-build) in the same run: per (op,
+    ranks) the median, best and worst of rcoll's time ÷ the baseline's up to
+    the end of the small band (64 KiB) and of rcoll's busbw ÷ the baseline's
+    above it; with per_size, also a table per (op, ranks) with both ratios
+    at every size. "" when no baseline ran."""
+    pairs = [(key, libs) for key, libs in sorted(grouped.items()) if "rcoll" in libs and "rcoll-base" in libs]
+    if not pairs:
+        return ""
+    small = sweep.BANDS[0][1]
+    lines = [f"{LIBRARIES['rcoll'].label} against {LIBRARIES['rcoll-base'].label} at the same sizes (medians "
+             f"over repetitions): time rcoll ÷ baseline up to {format_bytes(small)} (< 1: faster than the "
+             "baseline), busbw rcoll ÷ baseline above (> 1: faster than the baseline).", "",
+             "| op | ranks | sizes | ratio | median | best (at) | worst (at) |",
+             "| --- | ---: | --- | --- | ---: | --- | --- |"]
+    for (op, ranks), libs in pairs:
+        time_ratio = results.versus(libs, "rcoll", "rcoll-base", 0, small)
+        busbw_ratio = {b: 1 / v for b, v in results.versus(libs, "rcoll", "rcoll-base", small + 1,
+                                                           sweep.MAX_BYTES).items()}
+        for name, found, best, worst in (("time rcoll ÷ baseline", time_ratio, min, max),
+                                         ("busbw rcoll ÷ baseline", busbw_ratio, max, min)):
+            if found:
+                sizes = f"{format_bytes(min(found))} .. {format_bytes(max(found))}"
+                lines.append(f"| {op} | {ranks} | {sizes} | {name} | {results.median(list(found.values())):.2f} "
+                             f"| {_ratio_at(found, best)} | {_ratio_at(found, worst)} |")
+    if per_size:
+        for (op, ranks), libs in pairs:
+            base = libs["rcoll-base"]
+            lines += ["", f"{op}, {ranks} ranks:", "",
+                      "| size | rcoll µs | baseline µs | time ÷ | rcoll GB/s | baseline GB/s | busbw ÷ |",
+                      "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+            for nbytes, cell in sorted(libs["rcoll"].items()):
+                other = base.get(nbytes)
+                value = results.versus(libs, "rcoll", "rcoll-base", nbytes, nbytes).get(nbytes)
+                lines.append(f"| {format_bytes(nbytes)} | {_fmt_time(cell['time_us'])} "
+                             f"| {_fmt_time(other and other['time_us'])} | {'-' if value is None else f'{value:.2f}'} "
+                             f"| {_fmt_bw(cell['busbw_GBps'])} | {_fmt_bw(other and other['busbw_GBps'])} "
+                             f"| {'-' if value is None else f'{1 / value:.2f}'} |")
+    return "\n".join(lines)
 
 
 def limits_markdown(limits, grouped):
