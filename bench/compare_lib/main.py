@@ -133,8 +133,9 @@ def _baseline_line(baseline, in_docs):
 def render(meta, grouped, order, evaluation, limits, plot_links, level=4, in_docs=False, whole_report=None):
     """The run's report in markdown, its sections at heading `level`. in_docs:
     for a document (the command without --out, no local paths). With
-    whole_report (a link), the summary for a document: no per-size tables
-    and no list of rcoll's cliffs, but a link to the whole report."""
+    whole_report (a link), the summary for a document: no per-size tables,
+    no list of rcoll's cliffs and no comparison with the physical limits,
+    but a link to the whole report."""
     peers = [lib for lib in order if lib in libraries.PEERS]
     head = "#" * level
     command = report.public_command(meta["command"]) if in_docs else meta["command"]
@@ -152,11 +153,12 @@ def render(meta, grouped, order, evaluation, limits, plot_links, level=4, in_doc
     against = report.baseline_markdown(grouped, per_size=whole_report is None)
     if against:
         parts += [f"{head} Against the baseline", "", against, ""]
-    parts += [f"{head} Physical limits", "", report.limits_markdown(limits, grouped), ""]
+    parts += [f"{head} Physical limits", "", report.limits_markdown(limits, grouped, whole_report is None), ""]
     if plot_links:
         parts += [f"{head} Plots", ""] + [f"![{name}]({link})" for name, link in plot_links] + [""]
     if whole_report:
-        parts += [f"Per-size tables and rcoll's cliffs: [{whole_report}]({whole_report})."]
+        parts += [f"Per-size tables, rcoll's cliffs and rcoll against the physical limits: "
+                  f"[{whole_report}]({whole_report})."]
         return "\n".join(parts) + "\n"
     tables = [report.table(op, ranks, libs, order, peers) for (op, ranks), libs in sorted(grouped.items())]
     parts += [f"{head} Tables", "", "<details><summary>Median time (µs) and busbw (GB/s) per size</summary>", "",

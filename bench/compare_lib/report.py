@@ -139,17 +139,17 @@ def baseline_markdown(grouped, per_size=False):
     return "\n".join(lines)
 
 
-def limits_markdown(limits, grouped):
-    """The physical limits: rcoll's large-message busbw as a fraction of the
-    bandwidth ceilings, and small-message times as multiples of the one-way
-    latency floor (rcoll's and the best peer's)."""
+def limits_markdown(limits, grouped, against=True):
+    """The physical limits and, with `against`, rcoll's large-message busbw
+    as a fraction of the bandwidth ceilings and small-message times as
+    multiples of the one-way latency floor (rcoll's and the best peer's)."""
     if not limits:
         return "Physical limits: not measured."
-    parts = [_bandwidth_limits(limits, grouped), _latency_floor(limits, grouped)]
+    parts = [_bandwidth_limits(limits, grouped, against), _latency_floor(limits, grouped, against)]
     return "\n\n".join(part for part in parts if part)
 
 
-def _bandwidth_limits(limits, grouped):
+def _bandwidth_limits(limits, grouped, against):
     probes = [(t, label) for t, label in (("tcp_stream", "single-stream TCP over 127.0.0.1"),
                                            ("memcpy_bw", "memcpy, one core")) if t in limits]
     if not probes:
@@ -160,6 +160,8 @@ def _bandwidth_limits(limits, grouped):
     value = {(tool, r["bytes"]): r["GBps"] for tool, _ in probes for r in limits[tool]["results"]}
     for tool, label in probes:
         lines.append(f"| {label} | " + " | ".join(f"{value.get((tool, s), 0):.3f}" for s in sizes) + " |")
+    if not against:
+        return "\n".join(lines)
     big = [s for s in sizes if s >= 1 << 20]
     lines += ["", "rcoll busbw as a fraction of those limits (same size):", "",
               "| op | ranks | size | rcoll busbw GB/s | ÷ TCP stream | ÷ memcpy |", "| --- | ---: | --- | ---: | ---: | ---: |"]
@@ -174,7 +176,7 @@ def _bandwidth_limits(limits, grouped):
     return "\n".join(lines)
 
 
-def _latency_floor(limits, grouped):
+def _latency_floor(limits, grouped, against):
     if "tcp_pingpong" not in limits:
         return ""
     floor = {r["bytes"]: r["us"] for r in limits["tcp_pingpong"]["results"]}
@@ -182,10 +184,12 @@ def _latency_floor(limits, grouped):
     lines = ["| physical limit (µs, median) | " + " | ".join(format_bytes(s) for s in sizes) + " |",
              "| --- " + "| ---: " * len(sizes) + "|",
              "| one-way TCP latency over 127.0.0.1 (half a round trip, both ends polling) | "
-             + " | ".join(f"{floor[s]:.2f}" for s in sizes) + " |",
-             "", "Small-message times as multiples of that floor (same size):", "",
-             "| op | ranks | size | rcoll µs | ÷ floor | best peer | its µs | ÷ floor |",
-             "| --- | ---: | --- | ---: | ---: | --- | ---: | ---: |"]
+             + " | ".join(f"{floor[s]:.2f}" for s in sizes) + " |"]
+    if not against:
+        return "\n".join(lines)
+    lines += ["", "Small-message times as multiples of that floor (same size):", "",
+              "| op | ranks | size | rcoll µs | ÷ floor | best peer | its µs | ÷ floor |",
+              "| --- | ---: | --- | ---: | ---: | --- | ---: | ---: |"]
     for (op, ranks), libs in sorted(grouped.items()):
         for s in sizes:
             cell = libs.get("rcoll", {}).get(s)
@@ -203,11 +207,19 @@ def _multiple(us, floor_us):
     return "-" if us is None or not floor_us else f"{us / floor_us:.1f}"
 
 
+def _marker_at(text, marker, start=0):
+    """Where `marker` stands on a line of its own in `text` from `start`, or
+    None (a marker quoted in the document's prose does not count)."""
+    found = re.compile(rf"^{re.escape(marker)}$", re.M).search(text, start)
+    return found.start() if found else None
+
+
 def rewrite_block(text, block):
-    """`text` with the part between the markers replaced by `block`; the
-    heading and markers are appended when the markers are missing."""
-    if BEGIN in text and END in text and text.index(BEGIN) < text.index(END):
-        head, rest = text.split(BEGIN, 1)
-        _, tail = rest.split(END, 1)
-        return f"{head}{BEGIN}\n{block.strip()}\n{END}{tail}"
+    """`text` with the part between the markers (each on a line of its own)
+    replaced by `block`; the heading and markers are appended when the
+    markers are missing."""
+    begin = _marker_at(text, BEGIN)
+    end = None if begin is None else _marker_at(text, END, begin)
+    if end is not None:
+        return f"{text[:begin]}{BEGIN}\n{block.strip()}\n{text[end:]}"
     return f"{text.rstrip()}\n\n{DOC_HEADING}\n\n{BEGIN}\n{block.strip()}\n{END}\n"

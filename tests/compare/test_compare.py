@@ -166,6 +166,9 @@ class PureFunctions(unittest.TestCase):
         self.assertIn("| bcast | 4 | 4 KiB | 12.5 | 2.5 | Open MPI (ob1, tcp) | 20.0 | 4.0 |", text)
         self.assertNotIn("GB/s", text)  # no bandwidth probe ran, so no bandwidth table
         self.assertEqual(report.limits_markdown({}, grouped), "Physical limits: not measured.")
+        alone = report.limits_markdown(limits, grouped, against=False)  # a document's summary
+        self.assertTrue(alone.endswith("| 4.00 | 5.00 |"), alone)
+        self.assertNotIn("multiples", alone)
 
     def test_baseline_job_runs_from_the_baseline_trees(self):
         paths = libs.Paths("/src", "/src/build", "/src/build/peers", base_root="/old", base_build="/old/b")
@@ -231,6 +234,8 @@ class PureFunctions(unittest.TestCase):
         text = f"# Doc\nbefore\n{report.BEGIN}\nold\n{report.END}\nafter\n"
         out = report.rewrite_block(text, "new")
         self.assertEqual(out, f"# Doc\nbefore\n{report.BEGIN}\nnew\n{report.END}\nafter\n")
+        quoted = f"# Doc\nThe block between `{report.BEGIN}` and `{report.END}` is the tool's.\n"
+        self.assertEqual(report.rewrite_block(quoted + text, "new"), quoted + out)
         appended = report.rewrite_block("# Doc\n", "new")
         self.assertIn(report.DOC_HEADING, appended)
         self.assertTrue(appended.rstrip().endswith(report.END))
@@ -314,14 +319,18 @@ class QuickRun(unittest.TestCase):
             block = f.read().split(report.BEGIN)[1].split(report.END)[0]
         self.assertIn("#### Targets", block)
         self.assertIn("#### Physical limits", block)
+        self.assertIn("| one-way TCP latency over 127.0.0.1", block)
+        self.assertNotIn("multiples of that floor", block)  # rcoll against the limits: in the whole report
         self.assertNotIn("allreduce, 2 ranks", block)  # no per-size tables
-        link = re.search(r"Per-size tables and rcoll's cliffs: \[(results/[^]]+)\]\(\1\)", block)
+        link = re.search(r"Per-size tables, rcoll's cliffs and rcoll against the physical limits: "
+                         r"\[(results/[^]]+)\]\(\1\)", block)
         self.assertIsNotNone(link, block[-500:])
         self.assertRegex(link.group(1), r"^results/\d{4}-\d\d-\d\d-\d{4}-compare\.md$")
         with open(os.path.join(self.tmp.name, link.group(1)), encoding="utf-8") as f:
             whole = f.read()
         self.assertTrue(whole.startswith("# Side-by-side run of "))
         self.assertNotIn(self.out, whole)
+        self.assertIn("multiples of that floor", whole)
         for op in ("allreduce", "bcast"):
             table = whole.split(f"### {op}, 2 ranks")[1].split("\n\n")[1]
             self.assertEqual(len([line for line in table.splitlines() if line.startswith("| ")]),
