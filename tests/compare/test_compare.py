@@ -387,12 +387,17 @@ class BaselineRun(unittest.TestCase):
         self.assertRegex(against, rf"\| allreduce \| 2 \| 8 B \.\. 12 KiB \| time rcoll ÷ baseline \| {number} \|")
         self.assertRegex(against,
                          rf"\| allreduce \| 2 \| 64 KiB\+4 \.\. 1 MiB \| busbw rcoll ÷ baseline \| {number} \|")
+        # Per size, both ratios from the medians in compare.json.
+        with open(os.path.join(self.out, "compare.json"), encoding="utf-8") as f:
+            medians = json.load(f)["summary"]["allreduce 2"]
         rows = [line for line in against.split("allreduce, 2 ranks:")[1].splitlines() if line.startswith("| ")]
         self.assertEqual(len(rows), 2 + len(sweep.quick_sizes()))
-        for row in rows[2:]:
+        for nbytes, row in zip(sweep.quick_sizes(), rows[2:]):
             cells = [c.strip() for c in row.strip("|").split("|")]
-            self.assertRegex(cells[3], rf"^{number}$")  # time ÷
-            self.assertAlmostEqual(float(cells[3]) * float(cells[6]), 1.0, delta=0.02)  # busbw ÷ is its inverse
+            ours, theirs = (medians[lib][str(nbytes)]["time_us"] for lib in ("rcoll", "rcoll-base"))
+            self.assertEqual(cells[0], sweep.format_bytes(nbytes))
+            self.assertEqual(cells[3], f"{ours / theirs:.2f}", row)  # time rcoll ÷ baseline
+            self.assertEqual(cells[6], f"{1 / (ours / theirs):.2f}", row)  # busbw rcoll ÷ baseline
 
     def test_missing_baseline_is_refused(self):
         done = subprocess.run([os.path.join(SOURCE, "bench", "compare"), "--libs", "rcoll", "--build-dir",
