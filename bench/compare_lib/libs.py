@@ -9,6 +9,9 @@ from dataclasses import dataclass
 
 PEERS = ("openmpi", "mpich", "gloo")
 ALL_LIBS = ("rcoll",) + PEERS
+# rcoll's own jobs: over TCP; over RDMA (added when a device is active); and
+# over TCP with another build of rcoll (added by --baseline-build).
+RCOLL_LIBS = ("rcoll", "rcoll-rdma", "rcoll-base")
 INSTALL_HINT = "scripts/install-peers.sh (or bench/compare --install)"
 
 
@@ -23,6 +26,7 @@ class Library:
 LIBRARIES = {
     "rcoll": Library("rcoll", "rcoll tcp", (), ()),
     "rcoll-rdma": Library("rcoll-rdma", "rcoll rdma", (), ()),
+    "rcoll-base": Library("rcoll-base", "rcoll tcp (baseline)", (), ()),
     "openmpi": Library("openmpi", "Open MPI (ob1, tcp)", ("openmpi-bin", "libopenmpi-dev"),
                        ("mpicxx.openmpi", "mpirun.openmpi")),
     "mpich": Library("mpich", "MPICH (ucx tcp)", ("mpich", "libmpich-dev"),
@@ -81,9 +85,17 @@ class Paths:
     root: str        # the repository
     build: str       # rcoll's build tree
     peers: str       # where the peer programs are built
+    base_root: str = None   # --baseline-source: the baseline's tree (its tools/rcoll-run)
+    base_build: str = None  # --baseline-build: the baseline's build tree
 
-    def rcoll_bench(self):
-        return os.path.join(self.build, "bench", "rcoll-bench")
+    def rcoll_bench(self, baseline=False):
+        return os.path.join(self.base_build if baseline else self.build, "bench", "rcoll-bench")
+
+    def rcoll_run(self, baseline=False):
+        return os.path.join(self.base_root if baseline else self.root, "tools", "rcoll-run")
+
+    def bootstrapd(self, baseline=False):
+        return os.path.join(self.base_build if baseline else self.build, "tools", "rcoll-bootstrapd")
 
     def peer(self, program):
         return os.path.join(self.peers, program)
@@ -92,12 +104,13 @@ class Paths:
 def job(name, ranks, bench_args, paths, is_root):
     """(argv, extra environment, per-rank env or None) of one job.
     Gloo has no launcher: per-rank env lists one environment per process."""
-    if name in ("rcoll", "rcoll-rdma"):
+    if name in RCOLL_LIBS:
+        # The baseline runs exactly as rcoll does, every program from its own trees.
         transport = "rdma" if name == "rcoll-rdma" else "tcp"
-        argv = [os.path.join(paths.root, "tools", "rcoll-run"), "-n", str(ranks), "--transport", transport,
-                "--no-tag-output", "--", paths.rcoll_bench()] + bench_args
-        env = {"RCOLL_BOOTSTRAPD": os.path.join(paths.build, "tools", "rcoll-bootstrapd")}
-        return argv, env, None
+        base = name == "rcoll-base"
+        argv = [paths.rcoll_run(base), "-n", str(ranks), "--transport", transport,
+                "--no-tag-output", "--", paths.rcoll_bench(base)] + bench_args
+        return argv, {"RCOLL_BOOTSTRAPD": paths.bootstrapd(base)}, None
     if name == "openmpi":
         root = ["--allow-run-as-root"] if is_root else []
         argv = ["mpirun.openmpi", "-n", str(ranks)] + root + OPENMPI_FLAGS + [

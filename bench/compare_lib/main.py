@@ -37,8 +37,13 @@ def parse_args(argv):
     p.add_argument("--quick", action="store_true", help="a short sweep (8 B .. 1 MiB, 6 sizes) for smoke tests")
     p.add_argument("--out", default="compare-out", help="output directory (default compare-out)")
     p.add_argument("--doc", help="rewrite the block between <!-- compare:begin --> and <!-- compare:end --> "
-                   "in this file; plots are copied to perf/ next to it")
+                   "in this file with the run's summary; the plots go to perf/ and the whole report, dated, "
+                   "to results/ next to it")
     p.add_argument("--build-dir", default="build", help="rcoll's build tree (default build)")
+    p.add_argument("--baseline-build", metavar="DIR", help="before/after in one run: also run rcoll from this "
+                   "other build tree (\"rcoll tcp (baseline)\"), exactly as rcoll, and report rcoll ÷ baseline")
+    p.add_argument("--baseline-source", metavar="DIR", help="the tree whose tools/rcoll-run runs the baseline "
+                   "(default: the parent of --baseline-build)")
     p.add_argument("--peers-dir", help="where the peer programs are built (default <build-dir>/peers)")
     p.add_argument("--install", action="store_true", help="run scripts/install-peers.sh first")
     p.add_argument("--job-timeout", type=float, default=600, help="seconds one job may take (default 600)")
@@ -57,6 +62,10 @@ def parse_args(argv):
             p.error(f"unknown library {lib!r} (known: {', '.join(libraries.ALL_LIBS)})")
     if args.reps < 1 or any(r < 2 for r in args.ranks):
         p.error("--reps must be >= 1 and every rank count >= 2")
+    if args.baseline_source and not args.baseline_build:
+        p.error("--baseline-source needs --baseline-build")
+    if args.baseline_build and "rcoll" not in args.libs:
+        p.error("--baseline-build compares against rcoll: keep rcoll in --libs")
     return args
 
 
@@ -75,6 +84,8 @@ def choose_libraries(args, root, notes):
     notes.append(note)
     if device and "rcoll" in chosen:
         chosen.insert(chosen.index("rcoll") + 1, "rcoll-rdma")
+    if args.baseline_build and "rcoll" in chosen:
+        chosen.insert(chosen.index("rcoll") + 1, "rcoll-base")
     return chosen
 
 
@@ -112,23 +123,52 @@ def wait_for_load(limit):
         time.sleep(15)
 
 
-def render(meta, grouped, order, evaluation, limits, plot_links):
+def _baseline_line(baseline, in_docs):
+    where = "" if in_docs else f", built in `{baseline['build']}` from `{baseline['source']}`"
+    return (f"Baseline ({libraries.LIBRARIES['rcoll-base'].label}, `--baseline-build`): rcoll at commit "
+            f"`{baseline['commit']}`{where}, run exactly as rcoll (same launcher options, sizes, loop and "
+            "alternation).")
+
+
+def render(meta, grouped, order, evaluation, limits, plot_links, level=4, in_docs=False, whole_report=None):
+    """The run's report in markdown, its sections at heading `level`. in_docs:
+    for a document (the command without --out, no local paths). With
+    whole_report (a link), the summary for a document: no per-size tables,
+    no list of rcoll's cliffs and no comparison with the physical limits,
+    but a link to the whole report."""
     peers = [lib for lib in order if lib in libraries.PEERS]
-    parts = [f"Run of {meta['date']} (UTC): `{meta['command']}`", "",
+    head = "#" * level
+    command = report.public_command(meta["command"]) if in_docs else meta["command"]
+    at = f" at commit `{meta['commit']}`" if meta.get("commit") else ""
+    parts = [f"Run of {meta['date']} (UTC){at}: `{command}`", "",
              f"Machine: `{meta['machine']['uname']}`; {meta['machine']['nproc']} CPUs, "
              f"{meta['machine']['cpu']}; load average before {meta['load_before']}, after {meta['load_after']}.",
              "", "Libraries: " + "; ".join(f"{lib}: {meta['versions'].get(lib, '?')}" for lib in order), ""]
+    if meta.get("baseline"):
+        parts += [_baseline_line(meta["baseline"], in_docs), ""]
     parts += [f"- {note}" for note in meta["notes"]] + [""]
     parts += ["To rerun on a fresh clone: `scripts/setup.sh && scripts/install-peers.sh && bench/compare --doc "
               "docs/PERFORMANCE.md` (raw repetitions in `compare-out/compare.json`).", ""]
-    parts += [meta["method"], "", "#### Targets", "", targets.markdown(evaluation), "",
-              "#### Physical limits", "", report.limits_markdown(limits, grouped), ""]
+    parts += [meta["method"], "", f"{head} Targets", "", targets.markdown(evaluation, whole_report is None), ""]
+    against = report.baseline_markdown(grouped, per_size=whole_report is None)
+    if against:
+        parts += [f"{head} Against the baseline", "", against, ""]
+    parts += [f"{head} Physical limits", "", report.limits_markdown(limits, grouped, whole_report is None), ""]
     if plot_links:
-        parts += ["#### Plots", ""] + [f"![{name}]({link})" for name, link in plot_links] + [""]
+        parts += [f"{head} Plots", ""] + [f"![{name}]({link})" for name, link in plot_links] + [""]
+    if whole_report:
+        parts += [f"Per-size tables, rcoll's cliffs and rcoll against the physical limits: "
+                  f"[{whole_report}]({whole_report})."]
+        return "\n".join(parts) + "\n"
     tables = [report.table(op, ranks, libs, order, peers) for (op, ranks), libs in sorted(grouped.items())]
-    parts += ["#### Tables", "", "<details><summary>Median time (µs) and busbw (GB/s) per size</summary>", "",
-              "\n\n".join(tables).replace("### ", "##### "), "", "</details>"]
+    parts += [f"{head} Tables", "", "<details><summary>Median time (µs) and busbw (GB/s) per size</summary>", "",
+              "\n\n".join(tables).replace("### ", "#" * (level + 1) + " "), "", "</details>"]
     return "\n".join(parts) + "\n"
+
+
+def results_name(meta):
+    """The file name of a run's whole report under results/: 2026-12-02-0704-compare.md."""
+    return meta["date"].replace(" ", "-").replace(":", "") + "-compare.md"
 
 
 METHOD = ("Method: every library runs the same sizes (float32 elements: 2^k, 3·2^k and 2^k+1; {sizes}) "
@@ -162,6 +202,15 @@ def measure(args, argv):
         log(f"compare: {paths.rcoll_bench()} is missing: run scripts/setup.sh (or build rcoll-bench "
             "and rcoll-bootstrapd in --build-dir)")
         return 2
+    baseline = None
+    if args.baseline_build:
+        paths.base_build = os.path.abspath(args.baseline_build)
+        paths.base_root = os.path.abspath(args.baseline_source or os.path.dirname(paths.base_build))
+        for program in (paths.rcoll_bench(True), paths.bootstrapd(True), paths.rcoll_run(True)):
+            if not os.access(program, os.X_OK):
+                log(f"compare: the baseline's {program} is missing (--baseline-build, --baseline-source)")
+                return 2
+        baseline = {"build": paths.base_build, "source": paths.base_root, "commit": report.commit(paths.base_root)}
     notes = []
     chosen = choose_libraries(args, root, notes)
     chosen, limits_ok = build_peers(chosen, paths, root, notes)
@@ -180,11 +229,34 @@ def measure(args, argv):
               f"rep {f['job']['rep']}: {f['note'].splitlines()[0]}" for f in failures]
     size_text = f"{len(sizes)} sizes, {sweep.format_bytes(sizes[0])} .. {sweep.format_bytes(sizes[-1])}"
     meta = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
-            "command": "bench/compare " + shlex.join(argv), "machine": report.machine(),
+            "command": "bench/compare " + shlex.join(argv), "commit": report.commit(root),
+            "baseline": baseline, "machine": report.machine(),
             "load_before": load_before, "load_after": report.machine()["load"], "notes": notes,
             "versions": versions, "libs": chosen,
             "method": METHOD.format(sizes=size_text, bands=sweep.describe_bands(sizes, args.quick), reps=args.reps)}
     return {"meta": meta, "limits": limits, "samples": samples, "failures": failures}
+
+
+def publish_doc(doc, meta, grouped, chosen, evaluation, limits, out, plot_names):
+    """Rewrites the marked block of `doc` with the run's summary, copies the
+    plots to perf/ beside it, and writes the whole report, dated, to
+    results/ beside it (where the document links it)."""
+    doc_dir = os.path.dirname(os.path.abspath(doc))
+    os.makedirs(os.path.join(doc_dir, "perf"), exist_ok=True)
+    for name in plot_names:
+        shutil.copy(os.path.join(out, "plots", name), os.path.join(doc_dir, "perf", name))
+    whole = "results/" + results_name(meta)
+    os.makedirs(os.path.join(doc_dir, "results"), exist_ok=True)
+    with open(os.path.join(doc_dir, whole), "w", encoding="utf-8") as f:
+        f.write(f"# Side-by-side run of {meta['date']} (UTC)\n\nThe whole report of the run that "
+                f"`bench/compare --doc` summarised in {os.path.basename(doc)} (its plots went to perf/ beside "
+                "that document).\n\n" + render(meta, grouped, chosen, evaluation, limits, [], 2, True))
+    summary = render(meta, grouped, chosen, evaluation, limits, [(n, "perf/" + n) for n in plot_names],
+                     in_docs=True, whole_report=whole)
+    with open(doc, encoding="utf-8") as f:
+        old = f.read()
+    with open(doc, "w", encoding="utf-8") as f:
+        f.write(report.rewrite_block(old, summary))
 
 
 def publish(args, record):
@@ -209,15 +281,7 @@ def publish(args, record):
     with open(os.path.join(args.out, "compare.json"), "w", encoding="utf-8") as f:
         json.dump(dict(record, summary=summary, targets=evaluation), f, indent=1)
     if args.doc:
-        doc_plots = os.path.join(os.path.dirname(os.path.abspath(args.doc)), "perf")
-        os.makedirs(doc_plots, exist_ok=True)
-        for name in plot_names:
-            shutil.copy(os.path.join(args.out, "plots", name), os.path.join(doc_plots, name))
-        doc_text = render(meta, grouped, chosen, evaluation, limits, [(n, "perf/" + n) for n in plot_names])
-        with open(args.doc, encoding="utf-8") as f:
-            old = f.read()
-        with open(args.doc, "w", encoding="utf-8") as f:
-            f.write(report.rewrite_block(old, doc_text))
+        publish_doc(args.doc, meta, grouped, chosen, evaluation, limits, args.out, plot_names)
     print(text)
     wrong = sum(s["errors"] for s in samples)
     if wrong:

@@ -6,7 +6,7 @@ import os
 
 from .libs import LIBRARIES
 
-MARKERS = {"rcoll": "o", "rcoll-rdma": "D", "openmpi": "s", "mpich": "^", "gloo": "v"}
+MARKERS = {"rcoll": "o", "rcoll-rdma": "D", "rcoll-base": "x", "openmpi": "s", "mpich": "^", "gloo": "v"}
 
 
 def available():

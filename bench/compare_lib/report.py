@@ -4,9 +4,10 @@ rewrite of the marked block in a document."""
 import os
 import platform
 import re
+import shlex
 import subprocess
 
-from . import results
+from . import results, sweep
 from .libs import LIBRARIES, PEERS
 from .sweep import format_bytes
 
@@ -26,6 +27,35 @@ def machine():
         pass
     return {"uname": uname or platform.platform(), "nproc": str(len(os.sched_getaffinity(0))),
             "cpu": model, "load": " ".join(f"{x:.2f}" for x in os.getloadavg())}
+
+
+def commit(tree):
+    """The commit checked out in `tree` (short hash), with " + uncommitted
+    changes" when tracked files differ from it; "unknown" without git."""
+    try:
+        head = subprocess.run(["git", "-C", tree, "rev-parse", "--short=7", "HEAD"],
+                              capture_output=True, text=True, check=False)
+        if head.returncode != 0:
+            return "unknown"
+        changed = subprocess.run(["git", "-C", tree, "status", "--porcelain", "--untracked-files=no"],
+                                 capture_output=True, text=True, check=False)
+    except OSError:  # no git (the RDMA guest)
+        return "unknown"
+    return head.stdout.strip() + (" + uncommitted changes" if changed.stdout.strip() else "")
+
+
+def public_command(command):
+    """The command as a document shows it: without --out DIR, where this
+    machine kept the outputs (a document has its own copies)."""
+    words, shown, skip = shlex.split(command), [], False
+    for word in words:
+        if skip:
+            skip = False
+        elif word == "--out":
+            skip = True
+        elif not word.startswith("--out="):
+            shown.append(word)
+    return shlex.join(shown)
 
 
 def _fmt_time(us):
@@ -63,17 +93,63 @@ def table(op, ranks, libs, order, peers):
     return f"### {op}, {ranks} ranks\n\n" + "\n".join(lines)
 
 
-def limits_markdown(limits, grouped):
-    """The physical limits: rcoll's large-message busbw as a fraction of the
-    bandwidth ceilings, and small-message times as multiples of the one-way
-    latency floor (rcoll's and the best peer's)."""
+def _ratio_at(found, pick):
+    nbytes = pick(found, key=found.get)
+    return f"{found[nbytes]:.2f} ({format_bytes(nbytes)})"
+
+
+def baseline_markdown(grouped, per_size=False):
+    """rcoll against rcoll-base (--baseline-build) in the same run: per (op,
+    ranks) the median, best and worst of rcoll's time ÷ the baseline's up to
+    the end of the small band (64 KiB) and of rcoll's busbw ÷ the baseline's
+    above it; with per_size, also a table per (op, ranks) with both ratios
+    at every size. "" when no baseline ran."""
+    pairs = [(key, libs) for key, libs in sorted(grouped.items()) if "rcoll" in libs and "rcoll-base" in libs]
+    if not pairs:
+        return ""
+    small = sweep.BANDS[0][1]
+    lines = [f"{LIBRARIES['rcoll'].label} against {LIBRARIES['rcoll-base'].label} at the same sizes (medians "
+             f"over repetitions): time rcoll ÷ baseline up to {format_bytes(small)} (< 1: faster than the "
+             "baseline), busbw rcoll ÷ baseline above (> 1: faster than the baseline).", "",
+             "| op | ranks | sizes | ratio | median | best (at) | worst (at) |",
+             "| --- | ---: | --- | --- | ---: | --- | --- |"]
+    for (op, ranks), libs in pairs:
+        time_ratio = results.versus(libs, "rcoll", "rcoll-base", 0, small)
+        busbw_ratio = {b: 1 / v for b, v in results.versus(libs, "rcoll", "rcoll-base", small + 1,
+                                                           sweep.MAX_BYTES).items()}
+        for name, found, best, worst in (("time rcoll ÷ baseline", time_ratio, min, max),
+                                         ("busbw rcoll ÷ baseline", busbw_ratio, max, min)):
+            if found:
+                sizes = f"{format_bytes(min(found))} .. {format_bytes(max(found))}"
+                lines.append(f"| {op} | {ranks} | {sizes} | {name} | {results.median(list(found.values())):.2f} "
+                             f"| {_ratio_at(found, best)} | {_ratio_at(found, worst)} |")
+    if per_size:
+        for (op, ranks), libs in pairs:
+            base = libs["rcoll-base"]
+            lines += ["", f"{op}, {ranks} ranks:", "",
+                      "| size | rcoll µs | baseline µs | time ÷ | rcoll GB/s | baseline GB/s | busbw ÷ |",
+                      "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+            for nbytes, cell in sorted(libs["rcoll"].items()):
+                other = base.get(nbytes)
+                value = results.versus(libs, "rcoll", "rcoll-base", nbytes, nbytes).get(nbytes)
+                lines.append(f"| {format_bytes(nbytes)} | {_fmt_time(cell['time_us'])} "
+                             f"| {_fmt_time(other and other['time_us'])} | {'-' if value is None else f'{value:.2f}'} "
+                             f"| {_fmt_bw(cell['busbw_GBps'])} | {_fmt_bw(other and other['busbw_GBps'])} "
+                             f"| {'-' if value is None else f'{1 / value:.2f}'} |")
+    return "\n".join(lines)
+
+
+def limits_markdown(limits, grouped, against=True):
+    """The physical limits and, with `against`, rcoll's large-message busbw
+    as a fraction of the bandwidth ceilings and small-message times as
+    multiples of the one-way latency floor (rcoll's and the best peer's)."""
     if not limits:
         return "Physical limits: not measured."
-    parts = [_bandwidth_limits(limits, grouped), _latency_floor(limits, grouped)]
+    parts = [_bandwidth_limits(limits, grouped, against), _latency_floor(limits, grouped, against)]
     return "\n\n".join(part for part in parts if part)
 
 
-def _bandwidth_limits(limits, grouped):
+def _bandwidth_limits(limits, grouped, against):
     probes = [(t, label) for t, label in (("tcp_stream", "single-stream TCP over 127.0.0.1"),
                                            ("memcpy_bw", "memcpy, one core")) if t in limits]
     if not probes:
@@ -84,6 +160,8 @@ def _bandwidth_limits(limits, grouped):
     value = {(tool, r["bytes"]): r["GBps"] for tool, _ in probes for r in limits[tool]["results"]}
     for tool, label in probes:
         lines.append(f"| {label} | " + " | ".join(f"{value.get((tool, s), 0):.3f}" for s in sizes) + " |")
+    if not against:
+        return "\n".join(lines)
     big = [s for s in sizes if s >= 1 << 20]
     lines += ["", "rcoll busbw as a fraction of those limits (same size):", "",
               "| op | ranks | size | rcoll busbw GB/s | ÷ TCP stream | ÷ memcpy |", "| --- | ---: | --- | ---: | ---: | ---: |"]
@@ -98,7 +176,7 @@ def _bandwidth_limits(limits, grouped):
     return "\n".join(lines)
 
 
-def _latency_floor(limits, grouped):
+def _latency_floor(limits, grouped, against):
     if "tcp_pingpong" not in limits:
         return ""
     floor = {r["bytes"]: r["us"] for r in limits["tcp_pingpong"]["results"]}
@@ -106,10 +184,12 @@ def _latency_floor(limits, grouped):
     lines = ["| physical limit (µs, median) | " + " | ".join(format_bytes(s) for s in sizes) + " |",
              "| --- " + "| ---: " * len(sizes) + "|",
              "| one-way TCP latency over 127.0.0.1 (half a round trip, both ends polling) | "
-             + " | ".join(f"{floor[s]:.2f}" for s in sizes) + " |",
-             "", "Small-message times as multiples of that floor (same size):", "",
-             "| op | ranks | size | rcoll µs | ÷ floor | best peer | its µs | ÷ floor |",
-             "| --- | ---: | --- | ---: | ---: | --- | ---: | ---: |"]
+             + " | ".join(f"{floor[s]:.2f}" for s in sizes) + " |"]
+    if not against:
+        return "\n".join(lines)
+    lines += ["", "Small-message times as multiples of that floor (same size):", "",
+              "| op | ranks | size | rcoll µs | ÷ floor | best peer | its µs | ÷ floor |",
+              "| --- | ---: | --- | ---: | ---: | --- | ---: | ---: |"]
     for (op, ranks), libs in sorted(grouped.items()):
         for s in sizes:
             cell = libs.get("rcoll", {}).get(s)
@@ -127,11 +207,19 @@ def _multiple(us, floor_us):
     return "-" if us is None or not floor_us else f"{us / floor_us:.1f}"
 
 
+def _marker_at(text, marker, start=0):
+    """Where `marker` stands on a line of its own in `text` from `start`, or
+    None (a marker quoted in the document's prose does not count)."""
+    found = re.compile(rf"^{re.escape(marker)}$", re.M).search(text, start)
+    return found.start() if found else None
+
+
 def rewrite_block(text, block):
-    """`text` with the part between the markers replaced by `block`; the
-    heading and markers are appended when the markers are missing."""
-    if BEGIN in text and END in text and text.index(BEGIN) < text.index(END):
-        head, rest = text.split(BEGIN, 1)
-        _, tail = rest.split(END, 1)
-        return f"{head}{BEGIN}\n{block.strip()}\n{END}{tail}"
+    """`text` with the part between the markers (each on a line of its own)
+    replaced by `block`; the heading and markers are appended when the
+    markers are missing."""
+    begin = _marker_at(text, BEGIN)
+    end = None if begin is None else _marker_at(text, END, begin)
+    if end is not None:
+        return f"{text[:begin]}{BEGIN}\n{block.strip()}\n{text[end:]}"
     return f"{text.rstrip()}\n\n{DOC_HEADING}\n\n{BEGIN}\n{block.strip()}\n{END}\n"

@@ -104,6 +104,17 @@ def ratios(libs, lib, peers, lo, hi):
     return out
 
 
+def versus(libs, lib, other, lo, hi):
+    """{bytes: lib's time / other's time} for the sizes in [lo, hi] that both
+    timed (< 1: `lib` is faster; its busbw ratio is the inverse)."""
+    out = {}
+    for nbytes, cell in sorted(libs.get(lib, {}).items()):
+        theirs = libs.get(other, {}).get(nbytes)
+        if lo <= nbytes <= hi and theirs and cell["time_us"] > 0 and theirs["time_us"] > 0:
+            out[nbytes] = cell["time_us"] / theirs["time_us"]
+    return out
+
+
 def cliff_repetitions(cells, lo, hi, max_drop=0.15):
     """(k, n): in k of the n repetitions that timed both sizes, busbw
     (bytes / time) dropped more than max_drop from `lo` to `hi` bytes.

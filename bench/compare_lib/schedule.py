@@ -74,7 +74,7 @@ def run(jobs, paths, limit_s, log=lambda text: print(text, file=sys.stderr, flus
                                              paths, timeout_s)
         elapsed = time.monotonic() - started
         log(f"[{index}/{len(jobs)} {elapsed:6.0f} s] {job.op} n={job.ranks} {job.band:6} rep {job.rep} "
-            f"{job.lib:8} {seconds:6.1f} s" + (f"  FAILED: {note}" if note else ""))
+            f"{job.lib:10} {seconds:6.1f} s" + (f"  FAILED: {note}" if note else ""))
         if note:
             failures.append({"job": dataclasses.asdict(job), "note": note, "timeout_s": timeout_s})
             failed.add((job.lib,) + kind)

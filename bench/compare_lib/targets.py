@@ -46,8 +46,9 @@ def evaluate(grouped, peers):
     return {"rows": rows, "cliffs": cliffs, "peer_cliffs": peer_cliffs}
 
 
-def markdown(evaluation):
-    """The targets as a markdown table plus the list of cliffs."""
+def markdown(evaluation, list_cliffs=True):
+    """The targets as a markdown table plus the list of cliffs (without
+    list_cliffs, only how many) and the cliff counts of every library."""
     lines = ["| target | op | ranks | sizes | goal (rcoll vs best peer) | worst ratio (at) | median ratio "
              "| sizes met | met |", "| --- | --- | ---: | --- | --- | --- | ---: | ---: | --- |"]
     for r in evaluation["rows"]:
@@ -62,7 +63,10 @@ def markdown(evaluation):
     lines.append("")
     lines.append("Ratio = best peer's time / rcoll's time at the same size (= rcoll busbw / best peer busbw).")
     lines.append("")
-    if evaluation["cliffs"]:
+    if evaluation["cliffs"] and not list_cliffs:
+        lines.append(f"rcoll cliffs (busbw drops > 15 % to the next larger size, from 64 KiB up): "
+                     f"{len(evaluation['cliffs'])}, listed in the whole report.")
+    elif evaluation["cliffs"]:
         lines.append("rcoll cliffs (busbw drops > 15 % to the next larger size, from 64 KiB up; in how many "
                      "repetitions the drop shows too):")
         for c in evaluation["cliffs"]:

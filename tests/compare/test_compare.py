@@ -1,6 +1,7 @@
-"""Tests of bench/compare: the pure functions of compare_lib, and one quick
+"""Tests of bench/compare: the pure functions of compare_lib, one quick
 rcoll-only run of the real tool (rcoll over loopback TCP, 2 ranks) whose
-table, JSON and document block are checked.
+table, JSON, document block and dated report are checked, and one quick run
+against a baseline build (--baseline-build: this build tree again).
 
 RCOLL_SOURCE_DIR / RCOLL_BUILD_DIR (set by CTest) name the source and the
 build tree; without RCOLL_BUILD_DIR the run test is skipped."""
@@ -8,6 +9,7 @@ build tree; without RCOLL_BUILD_DIR the run test is skipped."""
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -18,7 +20,7 @@ SOURCE = os.environ.get("RCOLL_SOURCE_DIR") or os.path.abspath(
     os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
 sys.path.insert(0, os.path.join(SOURCE, "bench"))
 
-from compare_lib import build, report, results, schedule, sweep, targets  # noqa: E402
+from compare_lib import build, libs, main, report, results, schedule, sweep, targets  # noqa: E402
 
 MIB = 1 << 20
 
@@ -164,11 +166,76 @@ class PureFunctions(unittest.TestCase):
         self.assertIn("| bcast | 4 | 4 KiB | 12.5 | 2.5 | Open MPI (ob1, tcp) | 20.0 | 4.0 |", text)
         self.assertNotIn("GB/s", text)  # no bandwidth probe ran, so no bandwidth table
         self.assertEqual(report.limits_markdown({}, grouped), "Physical limits: not measured.")
+        alone = report.limits_markdown(limits, grouped, against=False)  # a document's summary
+        self.assertTrue(alone.endswith("| 4.00 | 5.00 |"), alone)
+        self.assertNotIn("multiples", alone)
+
+    def test_baseline_job_runs_from_the_baseline_trees(self):
+        paths = libs.Paths("/src", "/src/build", "/src/build/peers", base_root="/old", base_build="/old/b")
+        ours, env, _ = libs.job("rcoll", 2, ["--op", "bcast"], paths, False)
+        theirs, base_env, per_rank = libs.job("rcoll-base", 2, ["--op", "bcast"], paths, False)
+        self.assertEqual(ours[:2], ["/src/tools/rcoll-run", "-n"])
+        self.assertIn("/src/build/bench/rcoll-bench", ours)
+        # The same command, every program taken from the baseline's trees.
+        swapped = [w.replace("/src/build", "/old/b").replace("/src/tools", "/old/tools") for w in ours]
+        self.assertEqual(theirs, swapped)
+        self.assertEqual(env, {"RCOLL_BOOTSTRAPD": "/src/build/tools/rcoll-bootstrapd"})
+        self.assertEqual(base_env, {"RCOLL_BOOTSTRAPD": "/old/b/tools/rcoll-bootstrapd"})
+        self.assertIsNone(per_rank)
+        self.assertNotIn("rcoll-base", libs.PEERS)  # never a "best peer" nor in the targets
+
+    def test_baseline_ratios(self):
+        grouped = {("allreduce", 2): {
+            "rcoll": {8: cell(9.0), 4096: cell(12.0), 20: cell(10.0), MIB: cell(400.0), 2 * MIB: cell(700.0),
+                      4 * MIB: cell(1000.0)},
+            "rcoll-base": {8: cell(10.0), 4096: cell(10.0), 20: cell(10.0), MIB: cell(500.0), 2 * MIB: cell(700.0),
+                           4 * MIB: cell(900.0)}}}
+        self.assertEqual(results.versus(grouped[("allreduce", 2)], "rcoll", "rcoll-base", 0, 4096),
+                         {8: 0.9, 20: 1.0, 4096: 1.2})
+        text = report.baseline_markdown(grouped)
+        # Up to 64 KiB the time ratio (median 1.0, best 0.9, worst 1.2); above, busbw (500/400, 1, 900/1000).
+        self.assertIn("| allreduce | 2 | 8 B .. 4 KiB | time rcoll ÷ baseline | 1.00 | 0.90 (8 B) | 1.20 (4 KiB) |",
+                      text)
+        self.assertIn("| allreduce | 2 | 1 MiB .. 4 MiB | busbw rcoll ÷ baseline | 1.00 | 1.25 (1 MiB) "
+                      "| 0.90 (4 MiB) |", text)
+        self.assertNotIn("| size |", text)
+        per_size = report.baseline_markdown(grouped, per_size=True)
+        self.assertIn("| 4 MiB | 1000 | 900.0 | 1.11 | 0.000 | 0.000 | 0.90 |", per_size)
+        self.assertEqual(report.baseline_markdown({("bcast", 2): {"rcoll": {8: cell(1.0)}}}), "")
+
+    def test_public_command_drops_the_output_directory(self):
+        self.assertEqual(report.public_command("bench/compare --reps 3 --out /tmp/cmp17 --max-load 1.5"),
+                         "bench/compare --reps 3 --max-load 1.5")
+        self.assertEqual(report.public_command("bench/compare --out=/tmp/x --doc 'my docs/P.md'"),
+                         "bench/compare --doc 'my docs/P.md'")
+
+    def test_commit(self):
+        with tempfile.TemporaryDirectory() as tree:
+            self.assertEqual(report.commit(tree), "unknown")  # not a git tree
+            if not shutil.which("git"):
+                self.skipTest("no git")
+            git = ["git", "-C", tree, "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+            subprocess.run(git[:3] + ["init", "-q"], check=True)
+            with open(os.path.join(tree, "f"), "w", encoding="utf-8") as f:
+                f.write("1\n")
+            subprocess.run(git + ["add", "f"], check=True)
+            subprocess.run(git + ["commit", "-q", "-m", "one"], check=True)
+            head = subprocess.run(git + ["rev-parse", "--short=7", "HEAD"], capture_output=True, text=True,
+                                  check=True).stdout.strip()
+            self.assertEqual(report.commit(tree), head)
+            with open(os.path.join(tree, "f"), "w", encoding="utf-8") as f:
+                f.write("2\n")
+            self.assertEqual(report.commit(tree), head + " + uncommitted changes")
+
+    def test_results_name(self):
+        self.assertEqual(main.results_name({"date": "2026-12-02 07:04"}), "2026-12-02-0704-compare.md")
 
     def test_rewrite_block(self):
         text = f"# Doc\nbefore\n{report.BEGIN}\nold\n{report.END}\nafter\n"
         out = report.rewrite_block(text, "new")
         self.assertEqual(out, f"# Doc\nbefore\n{report.BEGIN}\nnew\n{report.END}\nafter\n")
+        quoted = f"# Doc\nThe block between `{report.BEGIN}` and `{report.END}` is the tool's.\n"
+        self.assertEqual(report.rewrite_block(quoted + text, "new"), quoted + out)
         appended = report.rewrite_block("# Doc\n", "new")
         self.assertIn(report.DOC_HEADING, appended)
         self.assertTrue(appended.rstrip().endswith(report.END))
@@ -243,7 +310,108 @@ class QuickRun(unittest.TestCase):
         self.assertTrue(text.endswith(f"{report.END}\ntail kept\n"))
         self.assertNotIn("old block", text)
         self.assertIn("bench/compare --quick --libs rcoll", text)
+        self.assertNotIn(self.out, text)  # the command without --out
+        self.assertRegex(text, re.compile(r"Run of \d{4}-\d\d-\d\d \d\d:\d\d \(UTC\) at commit `[^`]+`"))
         self.assertRegex(text, re.compile(r"Machine: `Linux .*`; \d+ CPUs"))
+
+    def test_doc_block_is_a_summary_linking_the_whole_report(self):
+        with open(self.doc, encoding="utf-8") as f:
+            block = f.read().split(report.BEGIN)[1].split(report.END)[0]
+        self.assertIn("#### Targets", block)
+        self.assertIn("#### Physical limits", block)
+        self.assertIn("| one-way TCP latency over 127.0.0.1", block)
+        self.assertNotIn("multiples of that floor", block)  # rcoll against the limits: in the whole report
+        self.assertNotIn("allreduce, 2 ranks", block)  # no per-size tables
+        link = re.search(r"Per-size tables, rcoll's cliffs and rcoll against the physical limits: "
+                         r"\[(results/[^]]+)\]\(\1\)", block)
+        self.assertIsNotNone(link, block[-500:])
+        self.assertRegex(link.group(1), r"^results/\d{4}-\d\d-\d\d-\d{4}-compare\.md$")
+        with open(os.path.join(self.tmp.name, link.group(1)), encoding="utf-8") as f:
+            whole = f.read()
+        self.assertTrue(whole.startswith("# Side-by-side run of "))
+        self.assertNotIn(self.out, whole)
+        self.assertIn("multiples of that floor", whole)
+        for op in ("allreduce", "bcast"):
+            table = whole.split(f"### {op}, 2 ranks")[1].split("\n\n")[1]
+            self.assertEqual(len([line for line in table.splitlines() if line.startswith("| ")]),
+                             2 + len(sweep.quick_sizes()))
+
+
+@unittest.skipUnless(os.environ.get("RCOLL_BUILD_DIR"), "RCOLL_BUILD_DIR (the build tree) is not set")
+class BaselineRun(unittest.TestCase):
+    """bench/compare --quick --libs rcoll --ops allreduce --ranks 2 --reps 1
+    --baseline-build (this build tree as its own baseline), end to end."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="compare-test-")
+        cls.out = os.path.join(cls.tmp.name, "out")
+        build_dir = os.path.abspath(os.environ["RCOLL_BUILD_DIR"])
+        # The source tree defaults to the build tree's parent; name it only where that is not it.
+        source = [] if os.path.dirname(build_dir) == os.path.abspath(SOURCE) else ["--baseline-source", SOURCE]
+        cls.completed = subprocess.run(
+            [os.path.join(SOURCE, "bench", "compare"), "--quick", "--libs", "rcoll", "--ops", "allreduce",
+             "--ranks", "2", "--reps", "1", "--out", cls.out, "--build-dir", build_dir,
+             "--baseline-build", build_dir, "--job-timeout", "120"] + source,
+            capture_output=True, text=True, timeout=240, check=False)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_exit_status(self):
+        self.assertEqual(self.completed.returncode, 0, self.completed.stderr[-3000:])
+
+    def test_baseline_measured_at_every_size(self):
+        with open(os.path.join(self.out, "compare.json"), encoding="utf-8") as f:
+            doc = json.load(f)
+        self.assertEqual(doc["meta"]["libs"], ["rcoll", "rcoll-base"])
+        self.assertEqual(doc["meta"]["baseline"]["source"], os.path.abspath(SOURCE))
+        self.assertEqual(doc["meta"]["baseline"]["commit"], doc["meta"]["commit"])
+        for lib in ("rcoll", "rcoll-base"):
+            samples = [s for s in doc["samples"] if s["lib"] == lib]
+            self.assertEqual(sorted(s["bytes"] for s in samples), sweep.quick_sizes(), lib)
+            for s in samples:
+                self.assertEqual(s["errors"], 0, s)
+                self.assertGreater(s["time_us"], 0, s)
+        self.assertEqual(doc["failures"], [])
+
+    def test_report_reads_before_and_after(self):
+        with open(os.path.join(self.out, "compare.md"), encoding="utf-8") as f:
+            text = f.read()
+        self.assertIn("Baseline (rcoll tcp (baseline), `--baseline-build`): rcoll at commit", text)
+        header = text.split("##### allreduce, 2 ranks")[1].split("\n\n")[1].splitlines()[0]
+        self.assertIn("| rcoll tcp µs | GB/s | rcoll tcp (baseline) µs | GB/s |", header)
+        against = text.split("#### Against the baseline")[1].split("\n#### ")[0]
+        number = r"\d+\.\d\d"
+        self.assertRegex(against, rf"\| allreduce \| 2 \| 8 B \.\. 12 KiB \| time rcoll ÷ baseline \| {number} \|")
+        self.assertRegex(against,
+                         rf"\| allreduce \| 2 \| 64 KiB\+4 \.\. 1 MiB \| busbw rcoll ÷ baseline \| {number} \|")
+        # Per size, both ratios from the medians in compare.json.
+        with open(os.path.join(self.out, "compare.json"), encoding="utf-8") as f:
+            medians = json.load(f)["summary"]["allreduce 2"]
+        rows = [line for line in against.split("allreduce, 2 ranks:")[1].splitlines() if line.startswith("| ")]
+        self.assertEqual(len(rows), 2 + len(sweep.quick_sizes()))
+        for nbytes, row in zip(sweep.quick_sizes(), rows[2:]):
+            cells = [c.strip() for c in row.strip("|").split("|")]
+            ours, theirs = (medians[lib][str(nbytes)]["time_us"] for lib in ("rcoll", "rcoll-base"))
+            self.assertEqual(cells[0], sweep.format_bytes(nbytes))
+            self.assertEqual(cells[3], f"{ours / theirs:.2f}", row)  # time rcoll ÷ baseline
+            self.assertEqual(cells[6], f"{1 / (ours / theirs):.2f}", row)  # busbw rcoll ÷ baseline
+
+    def test_missing_baseline_is_refused(self):
+        done = subprocess.run([os.path.join(SOURCE, "bench", "compare"), "--libs", "rcoll", "--build-dir",
+                               os.environ["RCOLL_BUILD_DIR"], "--baseline-build",
+                               os.path.join(self.tmp.name, "no-such-build"), "--out", self.out + "-none"],
+                              capture_output=True, text=True, timeout=60, check=False)
+        self.assertEqual(done.returncode, 2, done.stderr)
+        self.assertIn("the baseline's", done.stderr)
+        self.assertFalse(os.path.exists(self.out + "-none"))
+        usage = subprocess.run([os.path.join(SOURCE, "bench", "compare"), "--libs", "gloo", "--baseline-build",
+                                os.environ["RCOLL_BUILD_DIR"]], capture_output=True, text=True, timeout=60,
+                               check=False)
+        self.assertEqual(usage.returncode, 2)
+        self.assertIn("keep rcoll in --libs", usage.stderr)
 
 
 if __name__ == "__main__":
