@@ -46,6 +46,7 @@ int run_benchmark(Comm& comm, const RunInfo& info) {
   }
   const std::vector<std::size_t> sizes = sweep_sizes(options);
   Runner runner(comm, options, sizes);
+  if (printer && options.print_plan) print_plan(stdout, comm.describe_plan());
   if (printer) print_header(stdout, info);
   std::vector<SizeResult> results;
   for (std::size_t bytes : sizes) {

@@ -22,6 +22,7 @@ constexpr const char* kUsage =
     "  --inplace           use one buffer for input and output\n"
     "  --check             verify results; exit 1 on any wrong element\n"
     "  --json FILE         also write the results as JSON (rank 0)\n"
+    "  --print-plan        rank 0 prints the communicator's algorithm plan first\n"
     "sizes take K, M, G suffixes (binary: 1K = 1024).\n"
     "Run under the launcher: tools/rcoll-run -n 4 -- rcoll-bench --op allreduce --check\n";
 
@@ -78,6 +79,7 @@ const OptionTable<BenchOptions>& option_table() {
       .flags = {
           {"--inplace", [](O& o) { o.inplace = true; }},
           {"--check", [](O& o) { o.check = true; }},
+          {"--print-plan", [](O& o) { o.print_plan = true; }},
           {"--help", [](O& o) { o.help = true; }},
           {"-h", [](O& o) { o.help = true; }},
       },

@@ -30,6 +30,7 @@ struct BenchOptions {
   std::string algo;
   bool inplace = false;
   bool check = false;
+  bool print_plan = false;  // rank 0 prints Comm::describe_plan() as '#' lines first
   std::string json_path;
   bool help = false;
 };

@@ -1,5 +1,7 @@
 #include "report.hpp"
 
+#include <algorithm>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -36,6 +38,15 @@ std::string json_meta(const RunInfo& info) {
 }
 
 }  // namespace
+
+void print_plan(std::FILE* out, const std::string& plan) {
+  std::size_t start = 0;
+  while (start <= plan.size()) {
+    const std::size_t end = std::min(plan.find('\n', start), plan.size());
+    std::fprintf(out, "# %s\n", plan.substr(start, end - start).c_str());
+    start = end + 1;
+  }
+}
 
 void print_header(std::FILE* out, const RunInfo& info) {
   const BenchOptions& o = info.options;

@@ -20,6 +20,8 @@ struct RunInfo {
   std::string host;
 };
 
+// The communicator's plan (Comm::describe_plan), each line behind "# ".
+void print_plan(std::FILE* out, const std::string& plan);
 void print_header(std::FILE* out, const RunInfo& info);
 void print_row(std::FILE* out, const RunInfo& info, const SizeResult& result);
 // "# avg busbw: X GB/s" and "# errors: N".

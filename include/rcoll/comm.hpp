@@ -52,6 +52,11 @@ class Comm {
   int size() const noexcept;
   // "tcp" or "rdma": the transport this communicator runs on.
   std::string transport_name() const;
+  // The plan the collectives follow, as text: per collective and range of
+  // message sizes, the algorithm, pipeline segment and depth, after the
+  // link figures and settings it was made from. The same on every rank.
+  // RCOLL_LOG=info prints it on rank 0 at creation; rcoll-bench --print-plan too.
+  std::string describe_plan() const;
 
   // recv[i] = op over all ranks of send[i]. send == recv is in place.
   void allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,

@@ -70,6 +70,7 @@ Comm::~Comm() = default;
 int Comm::rank() const noexcept { return impl_->rank(); }
 int Comm::size() const noexcept { return impl_->size(); }
 std::string Comm::transport_name() const { return impl_->transport_name(); }
+std::string Comm::describe_plan() const { return impl_->plan().describe(); }
 
 void Comm::allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
                      const CallOptions& call) {

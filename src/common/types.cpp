@@ -1,5 +1,4 @@
-#include "rcoll/errors.hpp"
-#include "rcoll/options.hpp"
+// The public element types and operators (include/rcoll/types.hpp).
 #include "rcoll/types.hpp"
 
 namespace rcoll {
@@ -38,60 +37,6 @@ std::string_view to_string(ReduceOp op) noexcept {
     case ReduceOp::max: return "max";
   }
   return "invalid-op";
-}
-
-IoError::IoError(int rank, int peer, std::string step, std::string cause)
-    : Error("rank " + std::to_string(rank) +
-            (peer >= 0 ? ", peer " + std::to_string(peer) : std::string()) + ": " + step + ": " + cause),
-      rank_(rank), peer_(peer), step_(std::move(step)), cause_(std::move(cause)) {}
-
-std::string to_string(TransportKind kind) {
-  switch (kind) {
-    case TransportKind::automatic: return "auto";
-    case TransportKind::tcp: return "tcp";
-    case TransportKind::rdma: return "rdma";
-  }
-  return "invalid-transport";
-}
-
-std::string to_string(AllreduceAlgo algo) {
-  switch (algo) {
-    case AllreduceAlgo::automatic: return "auto";
-    case AllreduceAlgo::ring: return "ring";
-    case AllreduceAlgo::tree: return "tree";
-    case AllreduceAlgo::recursive_doubling: return "rd";
-  }
-  return "invalid-algo";
-}
-
-std::string to_string(BcastAlgo algo) {
-  switch (algo) {
-    case BcastAlgo::automatic: return "auto";
-    case BcastAlgo::binomial: return "binomial";
-    case BcastAlgo::scatter_allgather: return "scatter_allgather";
-    case BcastAlgo::chain: return "chain";
-  }
-  return "invalid-algo";
-}
-
-TransportKind parse_transport(const std::string& name) {
-  for (auto kind : {TransportKind::automatic, TransportKind::tcp, TransportKind::rdma})
-    if (name == to_string(kind)) return kind;
-  throw InvalidArgument("unknown transport '" + name + "' (expected auto, tcp or rdma)");
-}
-
-AllreduceAlgo parse_allreduce_algo(const std::string& name) {
-  for (auto algo : {AllreduceAlgo::automatic, AllreduceAlgo::ring, AllreduceAlgo::tree,
-                    AllreduceAlgo::recursive_doubling})
-    if (name == to_string(algo)) return algo;
-  throw InvalidArgument("unknown allreduce algorithm '" + name + "' (expected auto, ring, tree or rd)");
-}
-
-BcastAlgo parse_bcast_algo(const std::string& name) {
-  for (auto algo : {BcastAlgo::automatic, BcastAlgo::binomial, BcastAlgo::scatter_allgather, BcastAlgo::chain})
-    if (name == to_string(algo)) return algo;
-  throw InvalidArgument("unknown bcast algorithm '" + name +
-                        "' (expected auto, binomial, scatter_allgather or chain)");
 }
 
 }  // namespace rcoll
