@@ -5,12 +5,13 @@
 // service of tcp_server.hpp) and in_memory.hpp (ranks as threads in tests).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "common/deadline.hpp"
-#include "transport/transport.hpp"
+#include "common/peer_endpoint.hpp"
 
 namespace rcoll::bootstrap {
 
@@ -24,7 +25,7 @@ class Bootstrap {
   virtual int rank() const = 0;
   virtual int size() const = 0;
   // Every rank's endpoint as published at join time (index = rank).
-  virtual const std::vector<transport::PeerEndpoint>& members() const = 0;
+  virtual const std::vector<PeerEndpoint>& members() const = 0;
 
   // Returns when every rank has entered the barrier; TimeoutError names the
   // ranks that had not.

@@ -91,7 +91,7 @@ MembersMessage decode_members(std::string_view payload) {
   MembersMessage message;
   message.members.reserve(count);
   for (std::uint32_t i = 0; i < count; ++i) {
-    transport::PeerEndpoint member;
+    PeerEndpoint member;
     member.address = in.str("member address", max_address);
     member.blob = in.str("member blob", max_blob);
     message.members.push_back(std::move(member));

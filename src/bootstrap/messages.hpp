@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "bootstrap/wire.hpp"
-#include "transport/transport.hpp"
+#include "common/peer_endpoint.hpp"
 
 namespace rcoll::bootstrap::wire {
 
@@ -36,7 +36,7 @@ struct JoinMessage {
 };
 
 struct MembersMessage {
-  std::vector<transport::PeerEndpoint> members;  // index = rank
+  std::vector<PeerEndpoint> members;  // index = rank
 };
 
 struct ErrorMessage {

@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/peer_endpoint.hpp"
 #include "transport/request.hpp"
 
 namespace rcoll::bootstrap {
@@ -38,12 +39,6 @@ struct Capabilities {
   bool remote_write = false;        // one-sided writes (RDMA)
   std::size_t eager_limit = 0;      // messages larger than this use rendezvous
   std::size_t preferred_segment = 0;  // pipeline segment that keeps the link busy
-};
-
-// What the bootstrap service tells every rank about every other rank.
-struct PeerEndpoint {
-  std::string address;  // IP address the bootstrap service saw the peer connect from
-  std::string blob;     // the peer's local_endpoint()
 };
 
 class Transport {

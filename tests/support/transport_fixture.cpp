@@ -26,7 +26,7 @@ TransportWorld inproc_world(int size) {
 
 TransportWorld tcp_world(int size) {
   TransportWorld world;
-  std::vector<transport::PeerEndpoint> endpoints;
+  std::vector<PeerEndpoint> endpoints;
   for (int r = 0; r < size; ++r) {
     transport::TransportConfig config;
     config.rank = r;
