@@ -8,6 +8,7 @@
 
 #include "bootstrap/messages.hpp"
 #include "rcoll/errors.hpp"
+#include "store/keys.hpp"
 
 namespace rcoll::bootstrap {
 namespace detail {
@@ -47,7 +48,7 @@ class InMemoryBootstrap final : public Bootstrap {
   // record the departure for ranks still waiting on this one.
   ~InMemoryBootstrap() override {
     std::lock_guard lock(state_->mutex);
-    state_->store.emplace(wire::departed_key(rank_), "rank " + std::to_string(rank_) + " closed its bootstrap");
+    state_->store.emplace(store::keys::departed(rank_), "rank " + std::to_string(rank_) + " closed its bootstrap");
     state_->changed.notify_all();
   }
   InMemoryBootstrap(const InMemoryBootstrap&) = delete;
@@ -75,7 +76,7 @@ class InMemoryBootstrap final : public Bootstrap {
     }
   }
 
-  void put(const std::string& key, const std::string& value, Deadline) override {
+  void set(const std::string& key, const std::string& value, Deadline) override {
     if (wire::is_reserved_key(key))
       throw InvalidArgument("rank " + std::to_string(rank_) + ": bootstrap key '" + key +
                             "' is reserved (the rendezvous records departed ranks under it)");

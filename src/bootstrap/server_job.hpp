@@ -8,7 +8,7 @@
 // disconnected, or a rank's own join deadline passed), or formed -> failed
 // never happens: after formation a lost rank fails only the barriers that
 // needed it, and the server records it under the reserved key
-// "departed/<rank>" (wire::departed_key) for ranks still waiting on it.
+// store::keys::departed(rank) for ranks still waiting on it.
 //
 // Sessions are referenced by pointer; the server calls on_disconnect()
 // before it destroys a session.

@@ -69,10 +69,10 @@ class TcpBootstrap final : public Bootstrap {
     await(id, MessageType::barrier_done, deadline, step);
   }
 
-  void put(const std::string& key, const std::string& value, Deadline deadline) override {
+  void set(const std::string& key, const std::string& value, Deadline deadline) override {
     check_size("key", key.size(), wire::max_key, rank());
     check_size("value", value.size(), wire::max_value, rank());
-    std::string step = "put '" + key + "'";
+    std::string step = "set '" + key + "'";
     std::uint64_t id = next_id_++;
     channel_.send(wire::encode(wire::PutMessage{id, key, value}), deadline, step);
     await(id, MessageType::put_done, deadline, step);

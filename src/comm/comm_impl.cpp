@@ -56,7 +56,7 @@ CommImpl::CommImpl(const Options& options, const JoinFunction& join,
   transport_ = make_transport ? make_transport(config) : transport::make_transport(options_.transport, config);
   transport_name_ = std::string(transport_->name());
   bootstrap_ = join(transport_->local_endpoint(), deadline);
-  transport_->attach_bootstrap(*bootstrap_);
+  transport_->attach_store(*bootstrap_);
   transport_->set_peer_endpoints(bootstrap_->members());
   diagnosis_.emplace(*bootstrap_, options_.rank, options_.size);
   failures_.emplace(*bootstrap_, options_.rank, options_.size);

@@ -8,33 +8,33 @@
 #include "comm/tags.hpp"
 #include "common/log.hpp"
 #include "rcoll/errors.hpp"
+#include "store/keys.hpp"
 
 namespace rcoll::comm {
 namespace {
 
-constexpr const char* calibration_key = "calibration";
 constexpr std::string_view failed_prefix = "failed: ";
 
 // Rank 0: measures, publishes the result (or why it failed), and returns the published text.
-std::string measure_and_publish(transport::Transport& transport, bootstrap::Bootstrap& bootstrap, Deadline deadline) {
+std::string measure_and_publish(transport::Transport& transport, store::Store& job_store, Deadline deadline) {
   std::string text;
   try {
     text = collectives::encode_link_cost(*collectives::measure_link_pair(transport, calibration_tag, deadline));
   } catch (const Error& e) {
     try {
-      bootstrap.put(calibration_key, std::string(failed_prefix) + e.what(), deadline);
+      job_store.set(store::keys::calibration, std::string(failed_prefix) + e.what(), deadline);
     } catch (const Error&) {
       // The original error says more than a failed publication.
     }
     throw;
   }
-  bootstrap.put(calibration_key, text, deadline);
+  job_store.set(store::keys::calibration, text, deadline);
   return text;
 }
 
 }  // namespace
 
-LinkModel calibrate_link(const Options& options, transport::Transport& transport, bootstrap::Bootstrap& bootstrap,
+LinkModel calibrate_link(const Options& options, transport::Transport& transport, store::Store& job_store,
                          Deadline deadline) {
   LinkModel model;
   if (!options.calibrate || options.size <= 1) {
@@ -44,10 +44,10 @@ LinkModel calibrate_link(const Options& options, transport::Transport& transport
   const auto start = std::chrono::steady_clock::now();
   std::string text;
   if (options.rank == 0) {
-    text = measure_and_publish(transport, bootstrap, deadline);
+    text = measure_and_publish(transport, job_store, deadline);
   } else {
     if (options.rank == 1) collectives::measure_link_pair(transport, calibration_tag, deadline);
-    text = bootstrap.get(calibration_key, deadline);
+    text = job_store.get(store::keys::calibration, deadline);
   }
   std::optional<collectives::LinkCost> link = collectives::decode_link_cost(text);
   if (!link)

@@ -1,15 +1,16 @@
 // The communicator's link model: measured at creation (ranks 0 and 1,
-// collectives/calibration.hpp) and shared through the bootstrap key
-// "calibration", so that every rank builds the same ChoiceTable and makes
-// the same algorithm choices (different choices would mismatch collectives).
+// collectives/calibration.hpp) and shared through the job's store
+// (store::keys::calibration), so that every rank builds the same
+// ChoiceTable and makes the same algorithm choices (different choices
+// would mismatch collectives).
 #pragma once
 
 #include <string>
 
-#include "bootstrap/bootstrap.hpp"
 #include "collectives/cost_model.hpp"
 #include "common/deadline.hpp"
 #include "rcoll/options.hpp"
+#include "store/store.hpp"
 #include "transport/transport.hpp"
 
 namespace rcoll::comm {
@@ -29,7 +30,7 @@ struct LinkModel {
 // communication. options.calibrate must be the same on every rank (like
 // the algorithm options). Errors: TimeoutError at `deadline`; IoError when
 // the measurement failed (on the other ranks: naming rank 0's cause).
-LinkModel calibrate_link(const Options& options, transport::Transport& transport, bootstrap::Bootstrap& bootstrap,
+LinkModel calibrate_link(const Options& options, transport::Transport& transport, store::Store& job_store,
                          Deadline deadline);
 
 }  // namespace rcoll::comm

@@ -24,11 +24,8 @@
 #include <vector>
 
 #include "common/peer_endpoint.hpp"
+#include "store/store.hpp"
 #include "transport/request.hpp"
-
-namespace rcoll::bootstrap {
-class Bootstrap;
-}
 
 namespace rcoll::transport {
 
@@ -54,10 +51,10 @@ class Transport {
   virtual std::string local_endpoint() const = 0;
   // Every rank's endpoint, index = rank. Called once, before any isend/irecv.
   virtual void set_peer_endpoints(std::vector<PeerEndpoint> endpoints) = 0;
-  // The joined bootstrap, for backends that exchange per-connection data
-  // after the join (RDMA queue pairs). Called before set_peer_endpoints; the
-  // bootstrap outlives the transport. Default: not needed.
-  virtual void attach_bootstrap(bootstrap::Bootstrap& /*bootstrap*/) {}
+  // The job's store, for backends that exchange per-connection data after
+  // the join (RDMA queue pairs). Called before set_peer_endpoints; the
+  // store outlives the transport. Default: not needed.
+  virtual void attach_store(store::Store& /*store*/) {}
 
   virtual RequestPtr isend(int peer, Tag tag, const void* buf, std::size_t bytes) = 0;
   virtual RequestPtr irecv(int peer, Tag tag, void* buf, std::size_t capacity) = 0;

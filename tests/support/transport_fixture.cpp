@@ -85,7 +85,7 @@ TransportWorld rdma_world(const std::string& backend, int size) {
   });
   for (int r = 0; r < size; ++r) {
     auto& bootstrap = *shared->bootstraps[static_cast<std::size_t>(r)];
-    world.at(r).attach_bootstrap(bootstrap);
+    world.at(r).attach_store(bootstrap);
     world.at(r).set_peer_endpoints(bootstrap.members());
   }
   return world;

@@ -57,7 +57,7 @@ TEST(InMemoryBootstrap, PutThenGetAcrossRanks) {
   InMemoryRendezvous rendezvous(size);
   test::run_ranks(size, [&](int rank) {
     auto boot = rendezvous.join(rank, "", soon());
-    boot->put("key-" + std::to_string(rank), "value-" + std::to_string(rank), soon());
+    boot->set("key-" + std::to_string(rank), "value-" + std::to_string(rank), soon());
     for (int r = 0; r < size; ++r) EXPECT_EQ(boot->get("key-" + std::to_string(r), soon()), "value-" + std::to_string(r));
   });
 }
@@ -68,7 +68,7 @@ TEST(InMemoryBootstrap, GetWaitsForALaterPut) {
     auto boot = rendezvous.join(rank, "", soon());
     if (rank == 1) {
       std::this_thread::sleep_for(50ms);
-      boot->put("late", "here", soon());
+      boot->set("late", "here", soon());
     } else {
       EXPECT_EQ(boot->get("late", soon()), "here");
     }
@@ -78,9 +78,9 @@ TEST(InMemoryBootstrap, GetWaitsForALaterPut) {
 TEST(InMemoryBootstrap, KeysAreWriteOnce) {
   InMemoryRendezvous rendezvous(1);
   auto boot = rendezvous.join(0, "", soon());
-  boot->put("k", "v", soon());
-  EXPECT_NO_THROW(boot->put("k", "v", soon()));  // same value again is fine
-  EXPECT_THROW(boot->put("k", "other", soon()), InvalidArgument);
+  boot->set("k", "v", soon());
+  EXPECT_NO_THROW(boot->set("k", "v", soon()));  // same value again is fine
+  EXPECT_THROW(boot->set("k", "other", soon()), InvalidArgument);
   EXPECT_EQ(boot->get("k", soon()), "v");
 }
 
@@ -90,7 +90,7 @@ TEST(InMemoryBootstrap, TryGetDoesNotWait) {
     auto boot = rendezvous.join(rank, "", soon());
     if (rank == 0) {
       EXPECT_FALSE(boot->try_get("k-" + std::to_string(rank)).has_value());
-      boot->put("k-0", "zero", soon());
+      boot->set("k-0", "zero", soon());
     }
     boot->barrier(soon());
     EXPECT_EQ(boot->try_get("k-0"), std::optional<std::string>("zero"));

@@ -87,12 +87,12 @@ TEST(TcpBootstrap, PutAndGetAcrossRanks) {
   test::run_ranks(size, [&](int rank) {
     auto boot = join_tcp(request_for(server, rank, size), soon());
     if (rank == 0) std::this_thread::sleep_for(50ms);  // others' gets wait for rank 0's key
-    boot->put("key-" + std::to_string(rank), std::string(1000 + rank, 'a' + static_cast<char>(rank)), soon());
+    boot->set("key-" + std::to_string(rank), std::string(1000 + rank, 'a' + static_cast<char>(rank)), soon());
     for (int r = 0; r < size; ++r)
       EXPECT_EQ(boot->get("key-" + std::to_string(r), soon()), std::string(1000 + r, 'a' + static_cast<char>(r)));
-    boot->put("key-" + std::to_string(rank), std::string(1000 + rank, 'a' + static_cast<char>(rank)), soon());
+    boot->set("key-" + std::to_string(rank), std::string(1000 + rank, 'a' + static_cast<char>(rank)), soon());
     try {
-      boot->put("key-" + std::to_string(rank), "different", soon());
+      boot->set("key-" + std::to_string(rank), "different", soon());
       ADD_FAILURE() << "a second put with another value succeeded";
     } catch (const InvalidArgument& error) {
       EXPECT_NE(std::string(error.what()).find("write-once"), std::string::npos) << error.what();
@@ -107,7 +107,7 @@ TEST(TcpBootstrap, GetOfAMissingKeyTimesOutAndTheChannelStaysUsable) {
   auto start = std::chrono::steady_clock::now();
   EXPECT_THROW(boot->get("never", Deadline::after(300ms)), TimeoutError);
   EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
-  boot->put("later", "works", soon());
+  boot->set("later", "works", soon());
   EXPECT_EQ(boot->get("later", soon()), "works");
   boot->barrier(soon());
 }
@@ -121,7 +121,7 @@ TEST(TcpBootstrap, TryGetAnswersInOneRoundTrip) {
       auto start = std::chrono::steady_clock::now();
       EXPECT_FALSE(boot->try_get("k-0").has_value());
       EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
-      boot->put("k-0", "zero", soon());
+      boot->set("k-0", "zero", soon());
     }
     boot->barrier(soon());
     EXPECT_EQ(boot->try_get("k-0"), std::optional<std::string>("zero"));
