@@ -82,7 +82,7 @@ class ServerJob {
   void answer_error(ServerSession& session, wire::ErrorCode code, std::uint64_t request_id,
                     std::vector<int> ranks, const std::string& text);
   void fail(wire::ErrorCode code, std::vector<int> ranks, const std::string& text);
-  // Records the departure (wire::departed_key) and fails the barriers
+  // Records the departure (store::keys::departed) and fails the barriers
   // that needed the rank.
   void rank_departed(int rank, const std::string& why);
   std::vector<int> missing_ranks() const;
