@@ -5,9 +5,11 @@
 #   1. ctest: unit, threaded collectives, launcher, multi-process jobs,
 #      failure injection, soak (short), the compare tool's smoke test, and
 #      the RDMA suite inside the Soft-RoCE guest (label rdma);
-#   2. the libFuzzer targets, RCOLL_FUZZ_SECONDS each (default 30;
+#   2. the build without RDMA (RCOLL_WITH_RDMA=OFF) and its unit tests,
+#      in build-tcp-only/ (scripts/tcp-only.sh);
+#   3. the libFuzzer targets, RCOLL_FUZZ_SECONDS each (default 30;
 #      scripts/fuzz.sh);
-#   3. the unit and threaded collective suites under AddressSanitizer +
+#   4. the unit and threaded collective suites under AddressSanitizer +
 #      UndefinedBehaviorSanitizer, then ThreadSanitizer (scripts/sanitize.sh).
 # With CTEST_ARGS (e.g. `-L unit`) only step 1 runs, filtered.
 # Each step's wall time is printed. The steps run one after another: the
@@ -25,6 +27,9 @@ step_done "set-up and build"
 ctest --test-dir build --output-on-failure --no-tests=error -j "$(nproc)" "$@"
 step_done "ctest"
 [ $# -eq 0 ] || exit 0
+
+scripts/tcp-only.sh
+step_done "TCP-only build (RCOLL_WITH_RDMA=OFF) and unit tests"
 
 scripts/fuzz.sh -t "${RCOLL_FUZZ_SECONDS:-30}"
 step_done "fuzzing"

@@ -8,6 +8,7 @@
 
 #include "bootstrap/messages.hpp"
 #include "rcoll/errors.hpp"
+#include "store/keys.hpp"
 
 namespace rcoll::bootstrap {
 namespace detail {
@@ -40,14 +41,14 @@ namespace {
 
 class InMemoryBootstrap final : public Bootstrap {
  public:
-  InMemoryBootstrap(std::shared_ptr<InMemoryState> state, int rank, std::vector<transport::PeerEndpoint> members)
+  InMemoryBootstrap(std::shared_ptr<InMemoryState> state, int rank, std::vector<PeerEndpoint> members)
       : state_(std::move(state)), rank_(rank), members_(std::move(members)) {}
 
   // Leaving the job, as a closed connection to the TCP service does:
   // record the departure for ranks still waiting on this one.
   ~InMemoryBootstrap() override {
     std::lock_guard lock(state_->mutex);
-    state_->store.emplace(wire::departed_key(rank_), "rank " + std::to_string(rank_) + " closed its bootstrap");
+    state_->store.emplace(store::keys::departed(rank_), "rank " + std::to_string(rank_) + " closed its bootstrap");
     state_->changed.notify_all();
   }
   InMemoryBootstrap(const InMemoryBootstrap&) = delete;
@@ -55,7 +56,7 @@ class InMemoryBootstrap final : public Bootstrap {
 
   int rank() const override { return rank_; }
   int size() const override { return state_->size; }
-  const std::vector<transport::PeerEndpoint>& members() const override { return members_; }
+  const std::vector<PeerEndpoint>& members() const override { return members_; }
 
   void barrier(Deadline deadline) override {
     std::unique_lock lock(state_->mutex);
@@ -75,7 +76,7 @@ class InMemoryBootstrap final : public Bootstrap {
     }
   }
 
-  void put(const std::string& key, const std::string& value, Deadline) override {
+  void set(const std::string& key, const std::string& value, Deadline) override {
     if (wire::is_reserved_key(key))
       throw InvalidArgument("rank " + std::to_string(rank_) + ": bootstrap key '" + key +
                             "' is reserved (the rendezvous records departed ranks under it)");
@@ -105,7 +106,7 @@ class InMemoryBootstrap final : public Bootstrap {
  private:
   std::shared_ptr<InMemoryState> state_;
   int rank_;
-  std::vector<transport::PeerEndpoint> members_;
+  std::vector<PeerEndpoint> members_;
 };
 
 }  // namespace
@@ -137,7 +138,7 @@ std::unique_ptr<Bootstrap> InMemoryRendezvous::join(int rank, std::string blob, 
                            wire::format_ranks(missing),
                        missing);
   }
-  std::vector<transport::PeerEndpoint> members;
+  std::vector<PeerEndpoint> members;
   members.reserve(static_cast<std::size_t>(state.size));
   for (const auto& member_blob : state.blobs) members.push_back({"127.0.0.1", *member_blob});
   return std::make_unique<detail::InMemoryBootstrap>(state_, rank, std::move(members));

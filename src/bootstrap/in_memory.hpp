@@ -6,12 +6,10 @@
 //   returns that rank's Bootstrap: members()[r] = {"127.0.0.1", blob of r}.
 //   InvalidArgument for a rank outside [0, size) or a rank joined twice;
 //   TimeoutError listing the ranks that never joined (waiting_for()).
-// - barrier/put/get work across the threads; keys are write-once (putting
-//   the same key again with the same value is a no-op, with a different
-//   value an InvalidArgument); get waits for the key until its deadline.
-// - Departures: destroying a rank's Bootstrap records "departed/<rank>"
-//   (Bootstrap::departure), as the TCP service does when a connection
-//   closes; a put under that reserved prefix is an InvalidArgument.
+// - barrier and the store (store/store.hpp) work across the threads.
+// - Departures: destroying a rank's Bootstrap records
+//   store::keys::departed(rank), as the TCP service does when a connection
+//   closes; a set under that reserved prefix is an InvalidArgument.
 // - Thread-safe. The returned Bootstrap objects share the rendezvous state
 //   and may outlive the InMemoryRendezvous. Each Bootstrap is used by one
 //   thread (its rank).

@@ -1,5 +1,7 @@
 #include "bootstrap/messages.hpp"
 
+#include "store/keys.hpp"
+
 namespace rcoll::bootstrap::wire {
 
 std::string encode(const JoinMessage& message) {
@@ -91,7 +93,7 @@ MembersMessage decode_members(std::string_view payload) {
   MembersMessage message;
   message.members.reserve(count);
   for (std::uint32_t i = 0; i < count; ++i) {
-    transport::PeerEndpoint member;
+    PeerEndpoint member;
     member.address = in.str("member address", max_address);
     member.blob = in.str("member blob", max_blob);
     message.members.push_back(std::move(member));
@@ -166,9 +168,7 @@ ValueMessage decode_value(std::string_view payload) {
   return message;
 }
 
-std::string departed_key(int rank) { return std::string(departed_prefix) + std::to_string(rank); }
-
-bool is_reserved_key(std::string_view key) noexcept { return key.starts_with(departed_prefix); }
+bool is_reserved_key(std::string_view key) noexcept { return key.starts_with(store::keys::departed_prefix); }
 
 std::string format_ranks(const std::vector<int>& ranks) {
   std::string text;

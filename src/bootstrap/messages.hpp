@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "bootstrap/wire.hpp"
-#include "transport/transport.hpp"
+#include "common/peer_endpoint.hpp"
 
 namespace rcoll::bootstrap::wire {
 
@@ -36,7 +36,7 @@ struct JoinMessage {
 };
 
 struct MembersMessage {
-  std::vector<transport::PeerEndpoint> members;  // index = rank
+  std::vector<PeerEndpoint> members;  // index = rank
 };
 
 struct ErrorMessage {
@@ -92,12 +92,11 @@ PutMessage decode_put(std::string_view payload);
 GetMessage decode_get(std::string_view payload);
 ValueMessage decode_value(std::string_view payload);
 
-// Reserved keys: the server writes "departed/<rank>" (value: why, e.g.
-// "rank 2 (10.0.0.2:41234) closed the connection") when a rank's connection
-// closes after the job formed; a client's PUT of any key under the prefix
-// is refused (key_conflict), so the record cannot be forged or pre-empted.
-inline constexpr std::string_view departed_prefix = "departed/";
-std::string departed_key(int rank);
+// Reserved keys: the server writes store::keys::departed(rank) (value: why,
+// e.g. "rank 2 (10.0.0.2:41234) closed the connection") when a rank's
+// connection closes after the job formed; a client's PUT of any key under
+// store::keys::departed_prefix is refused (key_conflict), so the record
+// cannot be forged or pre-empted.
 bool is_reserved_key(std::string_view key) noexcept;
 
 // "0, 3, 5" (for messages and logs).

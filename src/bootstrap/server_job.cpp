@@ -4,6 +4,7 @@
 
 #include "common/log.hpp"
 #include "common/token.hpp"
+#include "store/keys.hpp"
 
 namespace rcoll::bootstrap {
 
@@ -167,7 +168,7 @@ void ServerJob::rank_departed(int rank, const std::string& why) {
   departed_[static_cast<std::size_t>(rank)] = true;
   // Never refused for size: a few bytes per rank, and ranks waiting on a
   // dead one depend on hearing of it.
-  std::string key = wire::departed_key(rank);
+  std::string key = store::keys::departed(rank);
   if (!store_.contains(key)) store(key, why.substr(0, wire::max_text));
   std::uint64_t entered = barriers_entered_[static_cast<std::size_t>(rank)];
   std::erase_if(waits_, [&](const Wait& w) {

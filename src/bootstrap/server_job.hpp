@@ -8,7 +8,7 @@
 // disconnected, or a rank's own join deadline passed), or formed -> failed
 // never happens: after formation a lost rank fails only the barriers that
 // needed it, and the server records it under the reserved key
-// "departed/<rank>" (wire::departed_key) for ranks still waiting on it.
+// store::keys::departed(rank) for ranks still waiting on it.
 //
 // Sessions are referenced by pointer; the server calls on_disconnect()
 // before it destroys a session.
@@ -82,7 +82,7 @@ class ServerJob {
   void answer_error(ServerSession& session, wire::ErrorCode code, std::uint64_t request_id,
                     std::vector<int> ranks, const std::string& text);
   void fail(wire::ErrorCode code, std::vector<int> ranks, const std::string& text);
-  // Records the departure (wire::departed_key) and fails the barriers
+  // Records the departure (store::keys::departed) and fails the barriers
   // that needed the rank.
   void rank_departed(int rank, const std::string& why);
   std::vector<int> missing_ranks() const;

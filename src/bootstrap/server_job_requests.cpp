@@ -4,6 +4,7 @@
 
 #include "bootstrap/server_job.hpp"
 #include "common/log.hpp"
+#include "store/keys.hpp"
 
 namespace rcoll::bootstrap {
 
@@ -51,7 +52,7 @@ void ServerJob::handle_put(ServerSession& session, const wire::PutMessage& put) 
   if (wire::is_reserved_key(put.key))
     return answer_error(session, ErrorCode::key_conflict, put.request_id, {},
                         "key '" + put.key + "' is reserved: the service writes " +
-                            std::string(wire::departed_prefix) + "<rank> when a rank leaves the job");
+                            std::string(store::keys::departed_prefix) + "<rank> when a rank leaves the job");
   auto done = wire::encode(MessageType::put_done, wire::DoneMessage{put.request_id});
   if (auto it = store_.find(put.key); it != store_.end()) {
     if (it->second == put.value) return session.send(std::move(done));

@@ -54,12 +54,12 @@ void check_size(const std::string& what, std::size_t size, std::size_t limit, in
 
 class TcpBootstrap final : public Bootstrap {
  public:
-  TcpBootstrap(ClientChannel channel, int size, std::vector<transport::PeerEndpoint> members)
+  TcpBootstrap(ClientChannel channel, int size, std::vector<PeerEndpoint> members)
       : channel_(std::move(channel)), size_(size), members_(std::move(members)) {}
 
   int rank() const override { return channel_.rank(); }
   int size() const override { return size_; }
-  const std::vector<transport::PeerEndpoint>& members() const override { return members_; }
+  const std::vector<PeerEndpoint>& members() const override { return members_; }
 
   void barrier(Deadline deadline) override {
     std::uint64_t generation = generation_++;
@@ -69,10 +69,10 @@ class TcpBootstrap final : public Bootstrap {
     await(id, MessageType::barrier_done, deadline, step);
   }
 
-  void put(const std::string& key, const std::string& value, Deadline deadline) override {
+  void set(const std::string& key, const std::string& value, Deadline deadline) override {
     check_size("key", key.size(), wire::max_key, rank());
     check_size("value", value.size(), wire::max_value, rank());
-    std::string step = "put '" + key + "'";
+    std::string step = "set '" + key + "'";
     std::uint64_t id = next_id_++;
     channel_.send(wire::encode(wire::PutMessage{id, key, value}), deadline, step);
     await(id, MessageType::put_done, deadline, step);
@@ -138,7 +138,7 @@ class TcpBootstrap final : public Bootstrap {
 
   ClientChannel channel_;
   int size_;
-  std::vector<transport::PeerEndpoint> members_;
+  std::vector<PeerEndpoint> members_;
   std::uint64_t next_id_ = 1;  // 0 is reserved for job-level errors
   std::uint64_t generation_ = 0;
 };
@@ -153,7 +153,7 @@ void validate(const JoinRequest& request) {
   check_size("endpoint blob", request.blob.size(), wire::max_blob, request.rank);
 }
 
-std::vector<transport::PeerEndpoint> await_members(ClientChannel& channel, int size, Deadline deadline) {
+std::vector<PeerEndpoint> await_members(ClientChannel& channel, int size, Deadline deadline) {
   wire::Frame frame = channel.receive(deadline, "join");
   try {
     if (frame.type == static_cast<std::uint16_t>(MessageType::error))

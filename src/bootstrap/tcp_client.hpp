@@ -2,14 +2,14 @@
 //
 // join_tcp() connects to the server (retrying while it is not up yet, until
 // the deadline), sends JOIN and waits until the job formed. The returned
-// Bootstrap keeps the connection for barrier/put/get; it is used by one
+// Bootstrap keeps the connection for barrier/set/get; it is used by one
 // thread (not thread-safe). Every wait is bounded by its Deadline.
 //
 // Errors:
 // - InvalidArgument: a bad request (rank outside [0, size), blob, key or
 //   value over its limit, unparsable address, unknown host), or the server
 //   refused it; the message holds the server's reason (wrong job token,
-//   world size mismatch, duplicate rank, version mismatch, ...). Also a put
+//   world size mismatch, duplicate rank, version mismatch, ...). Also a set
 //   of a key that already holds a different value.
 // - TimeoutError: the deadline passed. When the server answered in time
 //   (it is told each wait's timeout and answers a little before the

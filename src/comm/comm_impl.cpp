@@ -76,7 +76,7 @@ void CommImpl::join_job(const JoinFunction& join, Deadline deadline) {
   // A rank that shares its host's CPUs with more ranks than there are lets
   // them run while it spins; with a core of its own a yield only delays it.
   spin_ = layout_.local_size > host.cpus ? transport::SpinMode::yield : transport::SpinMode::pure;
-  transport_->attach_bootstrap(*bootstrap_);
+  transport_->attach_store(*bootstrap_);
   transport_->set_peer_endpoints(transport_endpoints(bootstrap_->members(), cards));
 }
 

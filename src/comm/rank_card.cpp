@@ -53,7 +53,7 @@ RankCard decode_card(std::string_view blob, int rank, int self) {
   return card;
 }
 
-std::vector<RankCard> read_cards(const std::vector<transport::PeerEndpoint>& members, int self) {
+std::vector<RankCard> read_cards(const std::vector<PeerEndpoint>& members, int self) {
   std::vector<RankCard> cards;
   cards.reserve(members.size());
   for (std::size_t r = 0; r < members.size(); ++r)
@@ -61,9 +61,9 @@ std::vector<RankCard> read_cards(const std::vector<transport::PeerEndpoint>& mem
   return cards;
 }
 
-std::vector<transport::PeerEndpoint> transport_endpoints(const std::vector<transport::PeerEndpoint>& members,
+std::vector<PeerEndpoint> transport_endpoints(const std::vector<PeerEndpoint>& members,
                                               const std::vector<RankCard>& cards) {
-  std::vector<transport::PeerEndpoint> endpoints;
+  std::vector<PeerEndpoint> endpoints;
   endpoints.reserve(members.size());
   for (std::size_t r = 0; r < members.size(); ++r) endpoints.push_back({members[r].address, cards[r].endpoint});
   return endpoints;

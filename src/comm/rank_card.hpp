@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "transport/transport.hpp"
+#include "common/peer_endpoint.hpp"
 
 namespace rcoll::comm {
 
@@ -29,8 +29,8 @@ RankCard decode_card(std::string_view blob, int rank, int self);
 
 // Every member's card (index = rank), and the endpoints the transport
 // needs: the address the bootstrap saw each rank at, with its card's endpoint.
-std::vector<RankCard> read_cards(const std::vector<transport::PeerEndpoint>& members, int self);
-std::vector<transport::PeerEndpoint> transport_endpoints(const std::vector<transport::PeerEndpoint>& members,
+std::vector<RankCard> read_cards(const std::vector<PeerEndpoint>& members, int self);
+std::vector<PeerEndpoint> transport_endpoints(const std::vector<PeerEndpoint>& members,
                                               const std::vector<RankCard>& cards);
 
 }  // namespace rcoll::comm

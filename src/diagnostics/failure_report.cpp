@@ -5,12 +5,13 @@
 #include <vector>
 
 #include "common/log.hpp"
+#include "store/keys.hpp"
 
 namespace rcoll::diagnostics {
 namespace {
 
 constexpr auto publish_bound = std::chrono::seconds(1);
-// Longest chain of "fail/<rank>" keys followed.
+// Longest chain of keys::fail(rank) followed.
 constexpr int max_hops = 8;
 // Longest error text or reason published (the store's values are bounded).
 constexpr std::size_t max_text = 4096;
@@ -27,11 +28,9 @@ std::optional<std::pair<int, std::string>> split(const std::string& value) {
 
 }  // namespace
 
-std::string FailureReport::fail_key(int rank) { return "fail/" + std::to_string(rank); }
-
 std::optional<std::string> FailureReport::try_get(const std::string& key) noexcept {
   try {
-    return bootstrap_.try_get(key);
+    return store_.try_get(key);
   } catch (const std::exception& e) {
     log::debug("failure report: cannot read {}: {}", key, e.what());
     return std::nullopt;
@@ -40,8 +39,8 @@ std::optional<std::string> FailureReport::try_get(const std::string& key) noexce
 
 void FailureReport::publish_failure(int peer, const std::string& what) noexcept {
   try {
-    bootstrap_.put(fail_key(rank_), std::to_string(peer) + "\n" + what.substr(0, max_text),
-                   Deadline::after(publish_bound));
+    store_.set(store::keys::fail(rank_), std::to_string(peer) + "\n" + what.substr(0, max_text),
+               Deadline::after(publish_bound));
   } catch (const std::exception& e) {
     log::debug("failure report: cannot publish this rank's failure: {}", e.what());
   }
@@ -49,7 +48,8 @@ void FailureReport::publish_failure(int peer, const std::string& what) noexcept 
 
 void FailureReport::publish_abort(const std::string& reason, std::chrono::milliseconds bound) noexcept {
   try {
-    bootstrap_.put("abort", std::to_string(rank_) + "\n" + reason.substr(0, max_text), Deadline::after(bound));
+    store_.set(store::keys::abort, std::to_string(rank_) + "\n" + reason.substr(0, max_text),
+               Deadline::after(bound));
   } catch (const std::exception& e) {
     // Another rank aborted first (the key holds its reason), or the service is gone.
     log::debug("abort: cannot publish the reason: {}", e.what());
@@ -57,7 +57,7 @@ void FailureReport::publish_abort(const std::string& reason, std::chrono::millis
 }
 
 std::optional<std::string> FailureReport::find_abort() noexcept {
-  auto value = try_get("abort");
+  auto value = try_get(store::keys::abort);
   if (!value) return std::nullopt;
   auto parts = split(*value);
   if (!parts) return std::nullopt;
@@ -83,7 +83,7 @@ std::string FailureReport::explain(int peer) noexcept {
 }
 
 std::optional<std::pair<int, std::string>> FailureReport::failure_of(int rank) noexcept {
-  auto value = try_get(fail_key(rank));
+  auto value = try_get(store::keys::fail(rank));
   return value ? split(*value) : std::nullopt;
 }
 

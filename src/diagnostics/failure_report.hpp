@@ -1,16 +1,16 @@
 // How a failure on one rank reaches the others' error messages, through
-// the bootstrap service's key-value store (write-once keys):
+// the job's store (store/store.hpp; keys in store/keys.hpp):
 //
-//   "abort"       "<rank>\n<reason>"  Comm::abort(); the first abort wins
-//   "fail/<rank>" "<peer>\n<error>"   this rank's communicator failed (peer
-//                                     -1: not caused by a peer)
+//   keys::abort       "<rank>\n<reason>"  Comm::abort(); the first abort wins
+//   keys::fail(rank)  "<peer>\n<error>"   this rank's communicator failed
+//                                         (peer -1: not caused by a peer)
 //
-// A rank publishes "fail/<rank>" before it closes its connections, so a
+// A rank publishes keys::fail(rank) before it closes its connections, so a
 // peer that sees the connection close can look up why; following the chain
 // of "peer" fields leads to the rank that failed first, or to one that
 // published nothing (it died, or exited without an rcoll error).
 //
-// Every bootstrap operation here is bounded and never throws: the lookups
+// Every store operation here is bounded and never throws: the lookups
 // add to an error, they never replace it.
 #pragma once
 
@@ -19,14 +19,13 @@
 #include <utility>
 #include <string>
 
-#include "bootstrap/bootstrap.hpp"
+#include "store/store.hpp"
 
 namespace rcoll::diagnostics {
 
 class FailureReport {
  public:
-  FailureReport(bootstrap::Bootstrap& bootstrap, int rank, int size) noexcept
-      : bootstrap_(bootstrap), rank_(rank), size_(size) {}
+  FailureReport(store::Store& store, int rank, int size) noexcept : store_(store), rank_(rank), size_(size) {}
 
   // Publishes this rank's failure; `peer` is the rank the error named (-1: none).
   void publish_failure(int peer, const std::string& what) noexcept;
@@ -42,12 +41,10 @@ class FailureReport {
   // What `rank` published about its failure: (its peer, its error).
   std::optional<std::pair<int, std::string>> failure_of(int rank) noexcept;
 
-  static std::string fail_key(int rank);
-
  private:
   std::optional<std::string> try_get(const std::string& key) noexcept;
 
-  bootstrap::Bootstrap& bootstrap_;
+  store::Store& store_;
   int rank_;
   int size_;
 };

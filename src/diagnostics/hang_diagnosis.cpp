@@ -8,11 +8,12 @@
 #include "diagnostics/rank_list.hpp"
 #include "common/log.hpp"
 #include "rcoll/errors.hpp"
+#include "store/keys.hpp"
 
 namespace rcoll::diagnostics {
 namespace {
 
-constexpr auto put_bound = std::chrono::seconds(1);
+constexpr auto set_bound = std::chrono::seconds(1);
 constexpr auto poll_interval = std::chrono::milliseconds(20);
 
 }  // namespace
@@ -21,23 +22,19 @@ std::chrono::milliseconds HangDiagnosis::slow_after(std::chrono::milliseconds ti
   return std::max(timeout / 4, std::chrono::milliseconds(1));
 }
 
-std::string HangDiagnosis::key(std::uint64_t sequence, int rank) {
-  return "diag/" + std::to_string(sequence) + "/" + std::to_string(rank);
-}
-
 void HangDiagnosis::publish(const CallInfo& call) noexcept {
   if (published_ == call.sequence) return;
   published_ = call.sequence;
   try {
-    bootstrap_.put(key(call.sequence, rank_), call.describe(), Deadline::after(put_bound));
+    store_.set(store::keys::diag(call.sequence, rank_), call.describe(), Deadline::after(set_bound));
   } catch (const std::exception& e) {
-    log::debug("hang diagnosis: cannot publish {}: {}", key(call.sequence, rank_), e.what());
+    log::debug("hang diagnosis: cannot publish {}: {}", store::keys::diag(call.sequence, rank_), e.what());
   }
 }
 
 std::optional<std::string> HangDiagnosis::try_get(const std::string& key) noexcept {
   try {
-    return bootstrap_.try_get(key);
+    return store_.try_get(key);
   } catch (const std::exception& e) {
     log::debug("hang diagnosis: cannot read {}: {}", key, e.what());
     return std::nullopt;
@@ -54,7 +51,7 @@ HangDiagnosis::Finding HangDiagnosis::explain(const CallInfo& call, std::chrono:
       bool missing = false;
       for (int r = 0; r < size_; ++r) {
         auto& entry = joined[static_cast<std::size_t>(r)];
-        if (!entry) entry = try_get(key(call.sequence, r));
+        if (!entry) entry = try_get(store::keys::diag(call.sequence, r));
         missing |= !entry.has_value();
       }
       if (!missing || deadline.expired()) break;
@@ -72,7 +69,7 @@ HangDiagnosis::Finding HangDiagnosis::summarize(const CallInfo& call,
   std::vector<std::string> parts;    // after the "not joined" sentence
   std::vector<std::string> failed;   // "rank 1 failed in it: ..."
   std::map<std::string, std::vector<int>> different;  // description -> ranks
-  FailureReport failures(bootstrap_, rank_, size_);
+  FailureReport failures(store_, rank_, size_);
   const std::string mine = call.describe();
   for (int r = 0; r < size_; ++r) {
     if (r == rank_) continue;
@@ -84,7 +81,7 @@ HangDiagnosis::Finding HangDiagnosis::summarize(const CallInfo& call,
     } else if (failure) {
       finding.not_joined.push_back(r);
       failed.push_back("rank " + std::to_string(r) + " failed before it (" + failure->second + ")");
-    } else if (auto next = try_get(key(call.sequence + 1, r))) {
+    } else if (auto next = try_get(store::keys::diag(call.sequence + 1, r))) {
       parts.push_back("rank " + std::to_string(r) + " already left it (it waits in #" +
                       std::to_string(call.sequence + 1) + ", " + *next + ")");
     } else {

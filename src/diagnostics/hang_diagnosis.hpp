@@ -1,8 +1,8 @@
 // Hang diagnosis: which ranks have not entered a collective that timed out.
 //
-// The side channel is the bootstrap service's key-value store, which works
-// when the transport does not. A rank whose wait inside collective #seq
-// lasts longer than a threshold publishes "diag/<seq>/<rank>" = its call's
+// The side channel is the job's store (store/store.hpp), which works when
+// the transport does not. A rank whose wait inside collective #seq lasts
+// longer than a threshold publishes keys::diag(seq, rank) = its call's
 // description, once (CallWatch calls publish()). Fast collectives publish
 // nothing, so the fast path pays nothing and the store grows only with slow
 // operations (one small key per rank and slow call).
@@ -14,7 +14,7 @@
 // completed) is told apart by its key for #seq+1, and a rank that entered
 // the same sequence number with different arguments is named with its call.
 //
-// Every bootstrap operation here is bounded and its errors are swallowed:
+// Every store operation here is bounded and its errors are swallowed:
 // the diagnosis adds to an error, it never causes one.
 #pragma once
 
@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "bootstrap/bootstrap.hpp"
 #include "diagnostics/call_info.hpp"
+#include "store/store.hpp"
 
 namespace rcoll::diagnostics {
 
@@ -36,8 +36,7 @@ class HangDiagnosis {
     std::vector<int> not_joined;  // sorted
   };
 
-  HangDiagnosis(bootstrap::Bootstrap& bootstrap, int rank, int size) noexcept
-      : bootstrap_(bootstrap), rank_(rank), size_(size) {}
+  HangDiagnosis(store::Store& store, int rank, int size) noexcept : store_(store), rank_(rank), size_(size) {}
 
   // The wait after which a rank inside a collective publishes its key: a
   // quarter of the call's timeout, at least 1 ms.
@@ -48,13 +47,11 @@ class HangDiagnosis {
   // At a timeout of `call`: waits up to `grace` for the other ranks' keys.
   Finding explain(const CallInfo& call, std::chrono::milliseconds grace) noexcept;
 
-  static std::string key(std::uint64_t sequence, int rank);
-
  private:
   std::optional<std::string> try_get(const std::string& key) noexcept;
   Finding summarize(const CallInfo& call, const std::vector<std::optional<std::string>>& joined);
 
-  bootstrap::Bootstrap& bootstrap_;
+  store::Store& store_;
   int rank_;
   int size_;
   std::optional<std::uint64_t> published_;

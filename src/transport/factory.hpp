@@ -22,6 +22,12 @@ struct TransportConfig {
 };
 
 // `automatic` picks RDMA when a usable device exists, else TCP, and logs why.
+// `rdma` in a build without RDMA (RCOLL_WITH_RDMA=OFF): InvalidArgument.
 std::unique_ptr<Transport> make_transport(TransportKind kind, const TransportConfig& config);
+
+// Why `automatic` would not pick RDMA here, in one line; empty if it would.
+// With the RCOLL_IB_* settings: no device, no ACTIVE port, ...
+// (rdma/rdma_transport.hpp); in a build without RDMA, that the build has none.
+std::string rdma_unavailable_reason();
 
 }  // namespace rcoll::transport

@@ -23,11 +23,9 @@
 #include <string_view>
 #include <vector>
 
+#include "common/peer_endpoint.hpp"
+#include "store/store.hpp"
 #include "transport/request.hpp"
-
-namespace rcoll::bootstrap {
-class Bootstrap;
-}
 
 namespace rcoll::transport {
 
@@ -38,12 +36,6 @@ struct Capabilities {
   bool remote_write = false;        // one-sided writes (RDMA)
   std::size_t eager_limit = 0;      // messages larger than this use rendezvous
   std::size_t preferred_segment = 0;  // pipeline segment that keeps the link busy
-};
-
-// What the bootstrap service tells every rank about every other rank.
-struct PeerEndpoint {
-  std::string address;  // IP address the bootstrap service saw the peer connect from
-  std::string blob;     // the peer's local_endpoint()
 };
 
 class Transport {
@@ -59,10 +51,10 @@ class Transport {
   virtual std::string local_endpoint() const = 0;
   // Every rank's endpoint, index = rank. Called once, before any isend/irecv.
   virtual void set_peer_endpoints(std::vector<PeerEndpoint> endpoints) = 0;
-  // The joined bootstrap, for backends that exchange per-connection data
-  // after the join (RDMA queue pairs). Called before set_peer_endpoints; the
-  // bootstrap outlives the transport. Default: not needed.
-  virtual void attach_bootstrap(bootstrap::Bootstrap& /*bootstrap*/) {}
+  // The job's store, for backends that exchange per-connection data after
+  // the join (RDMA queue pairs). Called before set_peer_endpoints; the
+  // store outlives the transport. Default: not needed.
+  virtual void attach_store(store::Store& /*store*/) {}
 
   virtual RequestPtr isend(int peer, Tag tag, const void* buf, std::size_t bytes) = 0;
   virtual RequestPtr irecv(int peer, Tag tag, void* buf, std::size_t capacity) = 0;

@@ -5,36 +5,36 @@
 #include <string_view>
 
 #include "rcoll/errors.hpp"
+#include "store/keys.hpp"
 #include "tuning/link_measurement.hpp"
 
 namespace rcoll::tuning {
 namespace {
 
-constexpr const char* calibration_key = "calibration";
 constexpr std::string_view failed_prefix = "failed: ";
 
 // Rank 0: measures, publishes the result (or why it failed), and returns the published text.
-std::string measure_and_publish(transport::Transport& transport, transport::Tag tag, bootstrap::Bootstrap& store,
+std::string measure_and_publish(transport::Transport& transport, transport::Tag tag, store::Store& job_store,
                                 Deadline deadline) {
   std::string text;
   try {
     text = encode_link_cost(*measure_link_pair(transport, tag, deadline));
   } catch (const Error& e) {
     try {
-      store.put(calibration_key, std::string(failed_prefix) + e.what(), deadline);
+      job_store.set(store::keys::calibration, std::string(failed_prefix) + e.what(), deadline);
     } catch (const Error&) {
       // The original error says more than a failed publication.
     }
     throw;
   }
-  store.put(calibration_key, text, deadline);
+  job_store.set(store::keys::calibration, text, deadline);
   return text;
 }
 
 }  // namespace
 
 LinkModel calibrate_link(bool measure, transport::Transport& transport, transport::Tag tag,
-                         bootstrap::Bootstrap& store, Deadline deadline) {
+                         store::Store& job_store, Deadline deadline) {
   LinkModel model;
   if (!measure || transport.size() <= 1) {
     model.link = fallback_link_cost(transport.capabilities());
@@ -44,10 +44,10 @@ LinkModel calibrate_link(bool measure, transport::Transport& transport, transpor
   const auto start = std::chrono::steady_clock::now();
   std::string text;
   if (rank == 0) {
-    text = measure_and_publish(transport, tag, store, deadline);
+    text = measure_and_publish(transport, tag, job_store, deadline);
   } else {
     if (rank == 1) measure_link_pair(transport, tag, deadline);
-    text = store.get(calibration_key, deadline);
+    text = job_store.get(store::keys::calibration, deadline);
   }
   std::optional<LinkCost> link = decode_link_cost(text);
   if (!link)

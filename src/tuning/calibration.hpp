@@ -1,12 +1,13 @@
 // The communicator's link model: measured at creation by ranks 0 and 1
-// (link_measurement.hpp) and shared through the store (keys: calibration),
+// (link_measurement.hpp) and shared through the job's store
+// (store::keys::calibration),
 // so that every rank plans from the very same doubles.
 #pragma once
 
 #include <string>
 
-#include "bootstrap/bootstrap.hpp"
 #include "common/deadline.hpp"
+#include "store/store.hpp"
 #include "transport/transport.hpp"
 #include "tuning/link_cost.hpp"
 
@@ -29,6 +30,6 @@ struct LinkModel {
 // IoError when the measurement failed (on the other ranks: naming rank 0's
 // cause).
 LinkModel calibrate_link(bool measure, transport::Transport& transport, transport::Tag tag,
-                         bootstrap::Bootstrap& store, Deadline deadline);
+                         store::Store& job_store, Deadline deadline);
 
 }  // namespace rcoll::tuning

@@ -21,7 +21,7 @@ namespace tcp = rcoll::transport::tcp;
 
 namespace {
 
-void tcp_blob(const rcoll::transport::PeerEndpoint& endpoint) {
+void tcp_blob(const rcoll::PeerEndpoint& endpoint) {
   tcp::ConnectTarget target;
   try {
     target = tcp::connect_target(3, endpoint);
@@ -61,7 +61,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
   auto newline = text.find('\n');
-  rcoll::transport::PeerEndpoint endpoint;
+  rcoll::PeerEndpoint endpoint;
   endpoint.address = newline == std::string::npos ? std::string("127.0.0.1") : text.substr(0, newline);
   endpoint.blob = newline == std::string::npos ? text : text.substr(newline + 1);
   tcp_blob(endpoint);

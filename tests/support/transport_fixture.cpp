@@ -6,10 +6,13 @@
 #include "bootstrap/in_memory.hpp"
 #include "common/deadline.hpp"
 #include "support/run_ranks.hpp"
+#include "transport/factory.hpp"
 #include "transport/inproc/inproc_transport.hpp"
-#include "transport/rdma/rdma_transport.hpp"
 #include "transport/tcp/tcp_transport.hpp"
 #include "transport/wait.hpp"
+#if RCOLL_WITH_RDMA
+#include "transport/rdma/rdma_transport.hpp"
+#endif
 
 namespace rcoll::test {
 namespace {
@@ -26,7 +29,7 @@ TransportWorld inproc_world(int size) {
 
 TransportWorld tcp_world(int size) {
   TransportWorld world;
-  std::vector<transport::PeerEndpoint> endpoints;
+  std::vector<PeerEndpoint> endpoints;
   for (int r = 0; r < size; ++r) {
     transport::TransportConfig config;
     config.rank = r;
@@ -41,6 +44,7 @@ TransportWorld tcp_world(int size) {
   return world;
 }
 
+#if RCOLL_WITH_RDMA
 // The RCOLL_IB_* settings (device choice), with the mode of `backend` and
 // small rendezvous chunks: TCG-emulated Soft-RoCE moves tens of MB/s.
 transport::rdma::RdmaOptions rdma_options(const std::string& backend) {
@@ -85,11 +89,12 @@ TransportWorld rdma_world(const std::string& backend, int size) {
   });
   for (int r = 0; r < size; ++r) {
     auto& bootstrap = *shared->bootstraps[static_cast<std::size_t>(r)];
-    world.at(r).attach_bootstrap(bootstrap);
+    world.at(r).attach_store(bootstrap);
     world.at(r).set_peer_endpoints(bootstrap.members());
   }
   return world;
 }
+#endif
 
 }  // namespace
 
@@ -103,13 +108,16 @@ std::string backend_unavailable_reason(const std::string& backend) {
   if (!is_rdma_backend(backend)) return {};
   static const std::string why = transport::rdma_unavailable_reason();
   if (why.empty()) return {};
+  if (!RCOLL_WITH_RDMA) return why;  // the build's reason, not the machine's
   return "no RDMA device: run ctest -L rdma to run this in the Soft-RoCE guest (" + why + ")";
 }
 
 TransportWorld make_transport_world(const std::string& backend, int size) {
   if (backend == "inproc") return inproc_world(size);
   if (backend == "tcp") return tcp_world(size);
+#if RCOLL_WITH_RDMA
   if (is_rdma_backend(backend)) return rdma_world(backend, size);
+#endif
   throw std::invalid_argument("unknown transport backend '" + backend + "'");
 }
 

@@ -1,6 +1,6 @@
 // Departed ranks: the bootstrap service records a rank whose connection
-// closed after the job formed under the reserved key "departed/<rank>"
-// (Bootstrap::departure), which ranks waiting on that rank (the RDMA
+// closed after the job formed under the reserved key
+// store::keys::departed(rank), which ranks waiting on that rank (the RDMA
 // connector) poll; clients cannot write under that prefix. Real TCP server
 // on 127.0.0.1, real clients as threads; and the in-memory rendezvous.
 #include <gtest/gtest.h>
@@ -11,10 +11,10 @@
 #include <thread>
 
 #include "bootstrap/in_memory.hpp"
-#include "bootstrap/messages.hpp"
 #include "bootstrap/tcp_client.hpp"
 #include "bootstrap/tcp_server.hpp"
 #include "rcoll/errors.hpp"
+#include "store/keys.hpp"
 #include "support/run_ranks.hpp"
 
 namespace rcoll::bootstrap {
@@ -36,11 +36,14 @@ JoinRequest request_for(const BootstrapServer& server, int rank, int size) {
   return JoinRequest{server.address(), "secret-token", rank, size, "blob-" + std::to_string(rank)};
 }
 
+// Why `rank` left the job, if the store recorded it already.
+std::optional<std::string> departure(Bootstrap& boot, int rank) { return boot.try_get(store::keys::departed(rank)); }
+
 // Polls departure(rank) until it reports one or `limit` passed.
 std::optional<std::string> await_departure(Bootstrap& boot, int rank, std::chrono::milliseconds limit) {
   auto deadline = Deadline::after(limit);
   for (;;) {
-    if (auto why = boot.departure(rank)) return why;
+    if (auto why = departure(boot, rank)) return why;
     if (deadline.expired()) return std::nullopt;
     std::this_thread::sleep_for(5ms);
   }
@@ -53,7 +56,7 @@ TEST(BootstrapDeparted, TheServiceRecordsARankWhoseConnectionClosed) {
   std::latch rank0_done(1);
   test::run_ranks(3, [&](int rank) {
     auto boot = join_tcp(request_for(server, rank, 3), soon());
-    EXPECT_EQ(boot->departure(2), std::nullopt) << "rank 2 is still in the job";
+    EXPECT_EQ(departure(*boot, 2), std::nullopt) << "rank 2 is still in the job";
     joined.arrive_and_wait();
     if (rank == 2) {
       std::this_thread::sleep_for(100ms);  // rank 1's blocking get is waiting by now
@@ -61,7 +64,7 @@ TEST(BootstrapDeparted, TheServiceRecordsARankWhoseConnectionClosed) {
     }
     if (rank == 1) {
       // A GET already waiting for the record is answered when it is written.
-      std::string why = boot->get(wire::departed_key(2), soon());
+      std::string why = boot->get(store::keys::departed(2), soon());
       EXPECT_NE(why.find("rank 2 (127.0.0.1:"), std::string::npos) << why;
       rank0_done.wait();  // stay in the job until rank 0 looked at rank 1
       return;
@@ -71,8 +74,8 @@ TEST(BootstrapDeparted, TheServiceRecordsARankWhoseConnectionClosed) {
     ASSERT_TRUE(why.has_value()) << "no departure recorded for rank 2";
     EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
     EXPECT_NE(why->find("closed the connection"), std::string::npos) << *why;
-    EXPECT_EQ(boot->departure(1), std::nullopt) << "rank 1 has not left";
-    EXPECT_EQ(boot->departure(0), std::nullopt);
+    EXPECT_EQ(departure(*boot, 1), std::nullopt) << "rank 1 has not left";
+    EXPECT_EQ(departure(*boot, 0), std::nullopt);
     rank0_done.count_down();
   });
 }
@@ -89,14 +92,14 @@ TEST(BootstrapDeparted, ClientsCannotForgeOrPreemptADeparture) {
     }
     for (const char* key : {"departed/1", "departed/0", "departed/", "departed/1/x"}) {
       try {
-        boot->put(key, "forged", soon());
+        boot->set(key, "forged", soon());
         ADD_FAILURE() << "the server accepted a PUT of the reserved key " << key;
       } catch (const InvalidArgument& error) {
         EXPECT_NE(std::string(error.what()).find("reserved"), std::string::npos) << error.what();
       }
     }
-    EXPECT_EQ(boot->departure(1), std::nullopt) << "a refused PUT left a record";
-    boot->put("departedness", "ordinary key", soon());  // only the prefix is reserved; the channel still works
+    EXPECT_EQ(departure(*boot, 1), std::nullopt) << "a refused set left a record";
+    boot->set("departedness", "ordinary key", soon());  // only the prefix is reserved; the channel still works
     EXPECT_EQ(boot->get("departedness", soon()), "ordinary key");
     forged.arrive_and_wait();
     auto why = await_departure(*boot, 1, 5s);
@@ -114,16 +117,16 @@ TEST(BootstrapDeparted, InMemoryRecordsADestroyedRankAndRefusesTheReservedPrefix
     auto boot = rendezvous.join(rank, "blob", soon());
     joined.arrive_and_wait();
     if (rank == 1) {
-      EXPECT_THROW(boot->put(wire::departed_key(0), "forged", soon()), InvalidArgument);
+      EXPECT_THROW(boot->set(store::keys::departed(0), "forged", soon()), InvalidArgument);
       boot.reset();
       gone.count_down();
       return;
     }
     gone.wait();
-    auto why = boot->departure(1);
+    auto why = departure(*boot, 1);
     ASSERT_TRUE(why.has_value());
     EXPECT_NE(why->find("rank 1"), std::string::npos) << *why;
-    EXPECT_EQ(boot->departure(0), std::nullopt) << "rank 0 is still here; rank 1's forged record was refused";
+    EXPECT_EQ(departure(*boot, 0), std::nullopt) << "rank 0 is still here; rank 1's forged record was refused";
   });
 }
 

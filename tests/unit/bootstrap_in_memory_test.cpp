@@ -1,9 +1,9 @@
-// InMemoryRendezvous: ranks as threads joining, barrier, put/get, timeouts.
+// InMemoryRendezvous: ranks as threads joining, barrier, timeouts. The
+// key-value store: store_contract_test.cpp.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
-#include <optional>
 #include <thread>
 
 #include "bootstrap/in_memory.hpp"
@@ -50,59 +50,6 @@ TEST(InMemoryBootstrap, BarrierSeparatesPhases) {
       boot->barrier(soon());  // nobody starts the next round before all checked
     }
   });
-}
-
-TEST(InMemoryBootstrap, PutThenGetAcrossRanks) {
-  const int size = 4;
-  InMemoryRendezvous rendezvous(size);
-  test::run_ranks(size, [&](int rank) {
-    auto boot = rendezvous.join(rank, "", soon());
-    boot->put("key-" + std::to_string(rank), "value-" + std::to_string(rank), soon());
-    for (int r = 0; r < size; ++r) EXPECT_EQ(boot->get("key-" + std::to_string(r), soon()), "value-" + std::to_string(r));
-  });
-}
-
-TEST(InMemoryBootstrap, GetWaitsForALaterPut) {
-  InMemoryRendezvous rendezvous(2);
-  test::run_ranks(2, [&](int rank) {
-    auto boot = rendezvous.join(rank, "", soon());
-    if (rank == 1) {
-      std::this_thread::sleep_for(50ms);
-      boot->put("late", "here", soon());
-    } else {
-      EXPECT_EQ(boot->get("late", soon()), "here");
-    }
-  });
-}
-
-TEST(InMemoryBootstrap, KeysAreWriteOnce) {
-  InMemoryRendezvous rendezvous(1);
-  auto boot = rendezvous.join(0, "", soon());
-  boot->put("k", "v", soon());
-  EXPECT_NO_THROW(boot->put("k", "v", soon()));  // same value again is fine
-  EXPECT_THROW(boot->put("k", "other", soon()), InvalidArgument);
-  EXPECT_EQ(boot->get("k", soon()), "v");
-}
-
-TEST(InMemoryBootstrap, TryGetDoesNotWait) {
-  InMemoryRendezvous rendezvous(2);
-  test::run_ranks(2, [&](int rank) {
-    auto boot = rendezvous.join(rank, "", soon());
-    if (rank == 0) {
-      EXPECT_FALSE(boot->try_get("k-" + std::to_string(rank)).has_value());
-      boot->put("k-0", "zero", soon());
-    }
-    boot->barrier(soon());
-    EXPECT_EQ(boot->try_get("k-0"), std::optional<std::string>("zero"));
-  });
-}
-
-TEST(InMemoryBootstrap, GetOfAMissingKeyTimesOut) {
-  InMemoryRendezvous rendezvous(1);
-  auto boot = rendezvous.join(0, "", soon());
-  auto start = std::chrono::steady_clock::now();
-  EXPECT_THROW(boot->get("never", Deadline::after(100ms)), TimeoutError);
-  EXPECT_GE(std::chrono::steady_clock::now() - start, 100ms);
 }
 
 TEST(InMemoryBootstrap, MissingRankTimeoutNamesIt) {

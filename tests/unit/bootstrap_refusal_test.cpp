@@ -3,20 +3,18 @@
 // good ranks still form their job afterwards. Hostile bytes go over a plain
 // socket (RawClient).
 #include <gtest/gtest.h>
-#include <spdlog/sinks/ostream_sink.h>
 #include <sys/socket.h>
 
 #include <chrono>
 #include <optional>
-#include <sstream>
 #include <thread>
 
 #include "bootstrap/messages.hpp"
 #include "bootstrap/tcp_client.hpp"
 #include "bootstrap/tcp_server.hpp"
-#include "common/log.hpp"
 #include "common/socket_util.hpp"
 #include "rcoll/errors.hpp"
+#include "support/captured_log.hpp"
 #include "support/run_ranks.hpp"
 
 namespace rcoll::bootstrap {
@@ -128,18 +126,16 @@ class BootstrapRefusal : public ::testing::Test {
 };
 
 TEST_F(BootstrapRefusal, WrongTokenIsRefusedAndLoggedWithTheClientAddress) {
-  std::ostringstream log_text;
-  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(log_text);
-  auto level = log::get().level();
-  log::get().set_level(spdlog::level::warn);  // whatever RCOLL_LOG says
-  log::get().sinks().push_back(sink);
-  auto bad = request(0);
-  bad.job_token = "guess";
-  expect_join_refused(bad, "wrong job token");
-  log::get().sinks().pop_back();
-  log::get().set_level(level);
-  EXPECT_NE(log_text.str().find("refusing 127.0.0.1:"), std::string::npos) << log_text.str();
-  EXPECT_EQ(log_text.str().find("guess"), std::string::npos) << "the log must not show tokens";
+  std::string logged;
+  {
+    test::CapturedLog log(spdlog::level::warn);
+    auto bad = request(0);
+    bad.job_token = "guess";
+    expect_join_refused(bad, "wrong job token");
+    logged = log.text();
+  }
+  EXPECT_NE(logged.find("refusing 127.0.0.1:"), std::string::npos) << logged;
+  EXPECT_EQ(logged.find("guess"), std::string::npos) << "the log must not show tokens";
   expect_job_forms();
 }
 

@@ -1,11 +1,11 @@
 // TCP bootstrap server + client, ranks as threads over loopback: joins,
-// barrier, put/get, timeouts that name the missing ranks, a silent client,
-// a server that starts late, a rank lost during a barrier.
+// barrier, timeouts that name the missing ranks, a silent client, a server
+// that starts late, a rank lost during a barrier. The key-value store:
+// store_contract_test.cpp.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
-#include <optional>
 #include <thread>
 
 #include "bootstrap/tcp_client.hpp"
@@ -77,55 +77,6 @@ TEST(TcpBootstrap, BarrierSeparatesPhases) {
       EXPECT_GE(arrived.load(), round * size) << "rank " << rank << " left barrier " << round << " early";
       boot->barrier(soon());
     }
-  });
-}
-
-TEST(TcpBootstrap, PutAndGetAcrossRanks) {
-  const int size = 3;
-  BootstrapServer server(config_for(size));
-  server.start();
-  test::run_ranks(size, [&](int rank) {
-    auto boot = join_tcp(request_for(server, rank, size), soon());
-    if (rank == 0) std::this_thread::sleep_for(50ms);  // others' gets wait for rank 0's key
-    boot->put("key-" + std::to_string(rank), std::string(1000 + rank, 'a' + static_cast<char>(rank)), soon());
-    for (int r = 0; r < size; ++r)
-      EXPECT_EQ(boot->get("key-" + std::to_string(r), soon()), std::string(1000 + r, 'a' + static_cast<char>(r)));
-    boot->put("key-" + std::to_string(rank), std::string(1000 + rank, 'a' + static_cast<char>(rank)), soon());
-    try {
-      boot->put("key-" + std::to_string(rank), "different", soon());
-      ADD_FAILURE() << "a second put with another value succeeded";
-    } catch (const InvalidArgument& error) {
-      EXPECT_NE(std::string(error.what()).find("write-once"), std::string::npos) << error.what();
-    }
-  });
-}
-
-TEST(TcpBootstrap, GetOfAMissingKeyTimesOutAndTheChannelStaysUsable) {
-  BootstrapServer server(config_for(1));
-  server.start();
-  auto boot = join_tcp(request_for(server, 0, 1), soon());
-  auto start = std::chrono::steady_clock::now();
-  EXPECT_THROW(boot->get("never", Deadline::after(300ms)), TimeoutError);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
-  boot->put("later", "works", soon());
-  EXPECT_EQ(boot->get("later", soon()), "works");
-  boot->barrier(soon());
-}
-
-TEST(TcpBootstrap, TryGetAnswersInOneRoundTrip) {
-  BootstrapServer server(config_for(2));
-  server.start();
-  test::run_ranks(2, [&](int rank) {
-    auto boot = join_tcp(request_for(server, rank, 2), soon());
-    if (rank == 0) {
-      auto start = std::chrono::steady_clock::now();
-      EXPECT_FALSE(boot->try_get("k-0").has_value());
-      EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
-      boot->put("k-0", "zero", soon());
-    }
-    boot->barrier(soon());
-    EXPECT_EQ(boot->try_get("k-0"), std::optional<std::string>("zero"));
-    EXPECT_EQ(boot->get("k-0", soon()), "zero");  // the channel is in step after a miss
   });
 }
 

@@ -17,6 +17,7 @@
 #include "diagnostics/status_report.hpp"
 #include "rcoll/rcoll.hpp"
 #include "support/comm_ranks.hpp"
+#include "store/keys.hpp"
 #include "support/run_ranks.hpp"
 
 namespace rcoll {
@@ -121,7 +122,7 @@ TEST(HangDiagnosis, TellsMissingLateDifferentAndFailedRanksApart) {
             "rank 2 entered it as bcast (16 x float32, root 0); "
             "rank 5 failed before it (rank 5: bcast #6 (...): timed out)");
   // Rank 0 published its own key while explaining.
-  EXPECT_EQ(b[4]->try_get(diagnostics::HangDiagnosis::key(7, 0)), call.describe());
+  EXPECT_EQ(b[4]->try_get(store::keys::diag(7, 0)), call.describe());
 }
 
 TEST(HangDiagnosis, EveryRankJoinedAndTheSlowThreshold) {

@@ -64,7 +64,7 @@ inline RdmaWorld make_rdma_world(int size, const transport::rdma::RdmaOptions& o
     slot = world.rendezvous->join(r, world.at(r).local_endpoint(), Deadline::after(30s));
   });
   for (int r = 0; r < size; ++r) {
-    world.at(r).attach_bootstrap(*world.bootstraps[static_cast<std::size_t>(r)]);
+    world.at(r).attach_store(*world.bootstraps[static_cast<std::size_t>(r)]);
     world.at(r).set_peer_endpoints(world.bootstraps[static_cast<std::size_t>(r)]->members());
   }
   return world;

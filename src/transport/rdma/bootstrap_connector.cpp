@@ -1,9 +1,10 @@
-// Lazy QP connection through the bootstrap key-value service.
+// Lazy QP connection through the job's store (store/store.hpp; by default
+// the bootstrap service, hence the mode's name RCOLL_IB_CM=bootstrap).
 //
 // Rank r, on first use of peer p (or on finding p's key, see discovery):
-//   publish:     QP created (INIT), ring posted; put rdma/<r>/<p> = ConnInfo
-//   await_info:  poll rdma/<p>/<r>; then RTR, RTS; put rdma/<r>/<p>/ready
-//   await_ready: poll rdma/<p>/<r>/ready; then connected
+//   publish:     QP created (INIT), ring posted; set keys::rdma(r, p) = ConnInfo
+//   await_info:  poll keys::rdma(p, r); then RTR, RTS; set keys::rdma_ready(r, p)
+//   await_ready: poll keys::rdma_ready(p, r); then connected
 // The ready key keeps us from sending before p's QP can receive (a QP in
 // INIT drops packets, and the sender would run out of retries if p took a
 // while to look). Polls are rate-limited (handshake_poll).
@@ -11,7 +12,8 @@
 // Departures: a peer that dies before its QP to us is connected never
 // publishes the key we poll, and the keep-alive probe needs a connected
 // QP. So while a key is missing we also ask, every departure_check, whether
-// the bootstrap service saw p's connection close (Bootstrap::departure);
+// the bootstrap service saw p's connection close (keys::departed(p); a
+// store that does not track departures leaves it to the connect timeout);
 // if it did and the key is still missing on a second look (p may have
 // published it and then exited), p fails with an IoError naming it.
 //
@@ -22,16 +24,15 @@
 #include <cstring>
 #include <map>
 
-#include "bootstrap/bootstrap.hpp"
 #include "common/log.hpp"
 #include "rcoll/errors.hpp"
+#include "store/keys.hpp"
 #include "transport/rdma/connector.hpp"
 
 namespace rcoll::transport::rdma {
 namespace {
 
-std::string info_key(int from, int to) { return "rdma/" + std::to_string(from) + "/" + std::to_string(to); }
-std::string ready_key(int from, int to) { return info_key(from, to) + "/ready"; }
+namespace keys = store::keys;
 
 // How often a handshake waiting for a key asks whether its peer left the
 // job: one extra round trip to the service per pending peer at this rate,
@@ -43,17 +44,17 @@ class BootstrapConnector final : public Connector {
   explicit BootstrapConnector(const ConnectorSetup& setup)
       : setup_(setup), port_{setup.device.port, setup.device.gid_index} {}
 
-  void attach_bootstrap(bootstrap::Bootstrap& bootstrap) override { bootstrap_ = &bootstrap; }
+  void attach_store(store::Store& store) override { store_ = &store; }
 
   void start(Peer& peer) override {
-    if (bootstrap_ == nullptr)
-      throw IoError(rank(), peer.peer(), "rdma connect", "no bootstrap attached (attach_bootstrap was not called)");
+    if (store_ == nullptr)
+      throw IoError(rank(), peer.peer(), "rdma connect", "no store attached (attach_store was not called)");
     peer.set_connecting();
     Channel& channel = peer.make_channel();
     channel.create_qp(port_);
     auto now = std::chrono::steady_clock::now();
     pending_[peer.peer()] = Handshake{Phase::publish, now + setup_.connect_timeout, now, now + departure_check};
-    log::debug("rdma peer {}: connecting (QP {:#x}) through bootstrap keys", peer.peer(), channel.qpn());
+    log::debug("rdma peer {}: connecting (QP {:#x}) through store keys", peer.peer(), channel.qpn());
   }
 
   bool progress(Peers& peers) override {
@@ -67,7 +68,7 @@ class BootstrapConnector final : public Connector {
   std::optional<TimePoint> next_timer() const override {
     std::optional<TimePoint> next;
     for (const auto& [peer, h] : pending_) next = next ? std::min(*next, h.next_poll) : h.next_poll;
-    if (bootstrap_ != nullptr && setup_.core->options.discovery_interval.count() > 0)
+    if (store_ != nullptr && setup_.core->options.discovery_interval.count() > 0)
       next = next ? std::min(*next, next_discovery_) : next_discovery_;
     return next;
   }
@@ -102,28 +103,28 @@ class BootstrapConnector final : public Connector {
 
   int rank() const { return setup_.core->rank; }
 
-  Deadline put_deadline() const { return Deadline::after(setup_.connect_timeout); }
+  Deadline set_deadline() const { return Deadline::after(setup_.connect_timeout); }
 
   bool step(Peer& peer, Handshake& h, TimePoint now, bool& done) {
     int p = peer.peer();
     if (peer.link() == Peer::Link::failed) return done = true;
     if (h.phase == Phase::publish) {
-      bootstrap_->put(info_key(rank(), p), to_hex(local_info(peer)), put_deadline());
+      store_->set(keys::rdma(rank(), p), to_hex(local_info(peer)), set_deadline());
       h.phase = Phase::await_info;
       return true;
     }
     if (now < h.next_poll) return false;
     h.next_poll = now + setup_.core->options.handshake_poll;
     if (h.phase == Phase::await_info) {
-      auto value = bootstrap_->try_get(info_key(p, rank()));
-      if (!value) return check_departure(peer, h, now, info_key(p, rank()));
+      auto value = store_->try_get(keys::rdma(p, rank()));
+      if (!value) return check_departure(peer, h, now, keys::rdma(p, rank()));
       connect(peer, *value);
-      bootstrap_->put(ready_key(rank(), p), "1", put_deadline());
+      store_->set(keys::rdma_ready(rank(), p), "1", set_deadline());
       h.phase = Phase::await_ready;
       h.next_poll = now;
       return true;
     }
-    if (!bootstrap_->try_get(ready_key(p, rank()))) return check_departure(peer, h, now, ready_key(p, rank()));
+    if (!store_->try_get(keys::rdma_ready(p, rank()))) return check_departure(peer, h, now, keys::rdma_ready(p, rank()));
     peer.on_connected();
     return done = true;
   }
@@ -134,8 +135,8 @@ class BootstrapConnector final : public Connector {
     if (now < h.next_departure_check) return false;
     h.next_departure_check = now + departure_check;
     int p = peer.peer();
-    auto why = bootstrap_->departure(p);
-    if (!why || bootstrap_->try_get(awaited)) return false;  // found now: the next poll takes it
+    auto why = store_->try_get(keys::departed(p));
+    if (!why || store_->try_get(awaited)) return false;  // found now: the next poll takes it
     throw IoError(rank(), p, "rdma connect",
                   "rank " + std::to_string(p) + " left the job before its RDMA connection to rank " +
                       std::to_string(rank()) + " was made (bootstrap key " + awaited +
@@ -163,10 +164,10 @@ class BootstrapConnector final : public Connector {
     int p = peer.peer();
     auto info = conn_info_from_hex(value);
     if (!info)
-      throw IoError(rank(), p, "rdma connect", "malformed connection info under " + info_key(p, rank()) +
+      throw IoError(rank(), p, "rdma connect", "malformed connection info under " + keys::rdma(p, rank()) +
                                                    " (a different rcoll version?)");
     if (info->rank != static_cast<std::uint32_t>(p) || info->peer != static_cast<std::uint32_t>(rank()))
-      throw IoError(rank(), p, "rdma connect", "connection info under " + info_key(p, rank()) + " names ranks " +
+      throw IoError(rank(), p, "rdma connect", "connection info under " + keys::rdma(p, rank()) + " names ranks " +
                                                    std::to_string(info->rank) + "->" + std::to_string(info->peer));
     if (info->token_hash != setup_.token_hash)
       throw IoError(rank(), p, "rdma connect", "peer presented a different job token");
@@ -185,7 +186,7 @@ class BootstrapConnector final : public Connector {
   }
 
   std::string timeout_text(const Peer& peer, const Handshake& h) const {
-    std::string missing = h.phase == Phase::await_ready ? ready_key(peer.peer(), rank()) : info_key(peer.peer(), rank());
+    std::string missing = h.phase == Phase::await_ready ? keys::rdma_ready(peer.peer(), rank()) : keys::rdma(peer.peer(), rank());
     return "peer did not connect within " + std::to_string(setup_.connect_timeout.count()) +
            " ms (bootstrap key " + missing + " never appeared)";
   }
@@ -193,12 +194,12 @@ class BootstrapConnector final : public Connector {
   // Round robin over peers never used: has one of them published for us?
   bool discover(Peers& peers, TimePoint now) {
     next_discovery_ = now + setup_.core->options.discovery_interval;
-    if (bootstrap_ == nullptr) return false;
+    if (store_ == nullptr) return false;
     for (std::size_t tries = 0; tries < peers.size(); ++tries) {
       cursor_ = (cursor_ + 1) % peers.size();
       Peer& peer = *peers[cursor_];
       if (peer.is_self() || peer.link() != Peer::Link::idle) continue;
-      if (!bootstrap_->try_get(info_key(peer.peer(), rank()))) return false;
+      if (!store_->try_get(keys::rdma(peer.peer(), rank()))) return false;
       log::debug("rdma peer {}: wants to connect (found its bootstrap key)", peer.peer());
       try {
         start(peer);
@@ -212,7 +213,7 @@ class BootstrapConnector final : public Connector {
 
   ConnectorSetup setup_;
   LocalPort port_;
-  bootstrap::Bootstrap* bootstrap_ = nullptr;
+  store::Store* store_ = nullptr;
   std::map<int, Handshake> pending_;
   unsigned idle_calls_ = 0;
   static constexpr unsigned idle_check_every = 64;

@@ -1,6 +1,6 @@
 // How queue pairs get connected. Two ways, behind one interface:
 // - BootstrapConnector (default): QP numbers, PSNs and GIDs go through the
-//   bootstrap key-value service ("rdma/<from>/<to>", then a ready key).
+//   job's store (store::keys::rdma(from, to), then store::keys::rdma_ready).
 // - CmConnector (RCOLL_IB_CM=rdmacm): librdmacm listens and connects; the
 //   listener's address and port travel in local_endpoint().
 // Both are lazy (a peer is connected when first used) and never block the
@@ -16,10 +16,6 @@
 #include "transport/rdma/device.hpp"
 #include "transport/rdma/peer.hpp"
 #include "transport/transport.hpp"
-
-namespace rcoll::bootstrap {
-class Bootstrap;
-}
 
 namespace rcoll::transport::rdma {
 
@@ -40,7 +36,7 @@ class Connector {
 
   virtual std::string local_endpoint() const { return {}; }
   virtual void set_peer_endpoints(const std::vector<PeerEndpoint>& /*endpoints*/) {}
-  virtual void attach_bootstrap(bootstrap::Bootstrap& /*bootstrap*/) {}
+  virtual void attach_store(store::Store& /*store*/) {}
   // First use of `peer` (link idle): begin connecting. Never blocks; throws
   // IoError if the local side cannot be set up.
   virtual void start(Peer& peer) = 0;

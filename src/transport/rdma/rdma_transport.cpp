@@ -249,14 +249,6 @@ std::unique_ptr<Transport> make_rdma_transport(const TransportConfig& config, co
   return std::make_unique<rdma::RdmaTransport>(config, options, std::move(device));
 }
 
-std::string rdma_unavailable_reason() {
-  try {
-    return rdma_unavailable_reason(rdma::RdmaOptions::from_env());
-  } catch (const Error& e) {
-    return e.what();
-  }
-}
-
 std::string rdma_unavailable_reason(const rdma::RdmaOptions& options) {
   try {
     rdma::select_device(options, -1);

@@ -100,9 +100,9 @@ class BufferRegistration {
 std::unique_ptr<Transport> make_rdma_transport(const TransportConfig& config);
 std::unique_ptr<Transport> make_rdma_transport(const TransportConfig& config, const rdma::RdmaOptions& options);
 
-// Why RDMA cannot run here (no device, no ACTIVE port, no RoCE v2 GID with an
-// IPv4 address, memlock limit too low, ...), in one line; empty if it can.
-std::string rdma_unavailable_reason();
+// Why RDMA with `options` cannot run here (no device, no ACTIVE port, no
+// RoCE v2 GID with an IPv4 address, memlock limit too low, ...), in one
+// line; empty if it can. With the RCOLL_IB_* settings: factory.hpp.
 std::string rdma_unavailable_reason(const rdma::RdmaOptions& options);
 
 // Registers [addr, addr + bytes) for sends and receives for as long as the

@@ -24,7 +24,7 @@ class RdmaTransport final : public Transport {
   int size() const override { return config_.size; }
   std::string local_endpoint() const override { return connector_->local_endpoint(); }
   void set_peer_endpoints(std::vector<PeerEndpoint> endpoints) override;
-  void attach_bootstrap(bootstrap::Bootstrap& bootstrap) override { connector_->attach_bootstrap(bootstrap); }
+  void attach_store(store::Store& store) override { connector_->attach_store(store); }
 
   RequestPtr isend(int peer, Tag tag, const void* buf, std::size_t bytes) override;
   RequestPtr irecv(int peer, Tag tag, void* buf, std::size_t capacity) override;

@@ -1,0 +1,52 @@
+// Every key rcoll writes to or reads from the job's store (store.hpp), in
+// one place, as comm/tags.hpp is for the transport's tags: two users of one
+// key, or one key spelled two ways, show up here. Keys are write-once; a
+// key that names a rank or a call exists once per rank or call. A new key
+// is added here, with who writes it and who reads it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace rcoll::store::keys {
+
+// The link model (α, β) ranks 0 and 1 measured, or why the measurement
+// failed: written by rank 0, read by every other rank (tuning/calibration).
+inline constexpr char calibration[] = "calibration";
+
+// "<rank>\n<reason>" of Comm::abort(); the first abort wins: written by an
+// aborting rank, read by every rank explaining an error
+// (diagnostics/failure_report).
+inline constexpr char abort[] = "abort";
+
+// "<peer>\n<error>" of a rank whose communicator failed: written by `rank`,
+// read by the ranks explaining their own error (diagnostics/failure_report,
+// diagnostics/hang_diagnosis).
+inline std::string fail(int rank) { return "fail/" + std::to_string(rank); }
+
+// The call `rank` waits in when collective #sequence is slow: written by
+// `rank`, read by the ranks whose call #sequence timed out
+// (diagnostics/hang_diagnosis).
+inline std::string diag(std::uint64_t sequence, int rank) {
+  return "diag/" + std::to_string(sequence) + "/" + std::to_string(rank);
+}
+
+// The RDMA queue-pair address (ConnInfo as hex) of `from`'s QP to `to`:
+// written by `from`, read by `to` (transport/rdma/bootstrap_connector).
+inline std::string rdma(int from, int to) { return "rdma/" + std::to_string(from) + "/" + std::to_string(to); }
+// "1" once `from`'s QP to `to` can receive: written by `from`, read by `to`
+// (transport/rdma/bootstrap_connector).
+inline std::string rdma_ready(int from, int to) { return rdma(from, to) + "/ready"; }
+
+// Why `rank` left the job (a crash or a normal exit): written only by the
+// bootstrap service, when the rank's connection closes after the job formed
+// (and by the in-memory rendezvous when a rank's Bootstrap is destroyed);
+// read by the RDMA connector while it waits for that rank's keys. The
+// bootstrap refuses a set of any key under the prefix, so the record can be
+// neither forged nor pre-empted. Absent while the rank is in the job, and
+// in stores that do not track departures. A rank that left may still have
+// published keys before it went: a reader waiting for one looks again.
+inline constexpr char departed_prefix[] = "departed/";
+inline std::string departed(int rank) { return std::string(departed_prefix) + std::to_string(rank); }
+
+}  // namespace rcoll::store::keys
