@@ -13,9 +13,9 @@
 // allgather segments at once; posted early, a rendezvous one is cleared as
 // soon as it is asked for instead of when this rank reaches the allgather,
 // and an eager one lands in place instead of being parked and copied.
-// Over TCP this took 2-rank ring allreduce from 1.82 to 1.57 ms at 4 MiB
-// (-8 to -14 % from 2 to 16 MiB, two series; docs/PERFORMANCE_LOG.md). It is
-// safe although those receives land in chunks the reduce-scatter writes and
+// (docs/results/PERFORMANCE_LOG.md, "Placement, early allgather receives,
+// and three ideas that did not pay", has the measurements.) It is safe
+// although those receives land in chunks the reduce-scatter writes and
 // sends from: a chunk's final value reaches this rank only after every
 // partial sum of it, this rank's included, has reached the rank that
 // completes it, so this rank's last send from that chunk has left.

@@ -22,9 +22,9 @@ enum class BindPolicy {
   nic,   // pack ranks on the cores of the device's NUMA node(s), wrapping
   // `core` when the machine's ranks fill its cores (local_size >= cores),
   // else `none`. With no core to spare the OS scheduler at times stacks two
-  // busy ranks on one core while another idles (docs/PERFORMANCE_LOG.md:
-  // 4 ranks on 2 cores, allreduce 1 MiB, median 2.2 ms unbound, 1.4 ms
-  // bound); with cores to spare it balances them well, and leaving ranks
+  // busy ranks on one core while another idles (docs/results/
+  // PERFORMANCE_LOG.md, "Placement, early allgather receives, ..."); with
+  // cores to spare it balances them well, and leaving ranks
   // unbound keeps two jobs on one machine from pinning onto the same cores.
   automatic,
 };

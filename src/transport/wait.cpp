@@ -118,9 +118,8 @@ void wait_all(Transport& transport, std::span<const RequestPtr> requests, Deadli
     if (spin_until == not_spinning) spin_until = now + spin_budget;
     if (now < spin_until) {
       // A peer sharing our core (more ranks than cores) can only answer
-      // when we let it run: without this, every wait burnt the whole spin
-      // budget first (134 µs per 8 B allreduce with two ranks on one core,
-      // 18 µs with this).
+      // when we let it run: without this, every wait burns the whole spin
+      // budget before the peer gets the core.
       if (current_spin == SpinMode::yield) sched_yield();
       continue;
     }

@@ -16,7 +16,7 @@ LinkCost fallback_link_cost(const transport::Capabilities& caps) {
   // RDMA: a few microseconds per message, ~100 Gbit/s.
   if (caps.remote_write) return {3e-6, 1.0 / 12e9, 1.0 / 10e9};
   // TCP (and in-process): a loopback stream's rate; a message's cost once a
-  // wait may block (docs/PERFORMANCE.md, "Physical limits").
+  // wait may block (docs/PERFORMANCE.md, "Conventions": the physical limits).
   return {15e-6, 1.0 / 5e9, 1.0 / 10e9};
 }
 
