@@ -22,26 +22,30 @@ constexpr std::array allreduce_table{
 };
 
 constexpr std::array bcast_table{
-    BcastAlgorithm{BcastAlgo::binomial, c::bcast_binomial, bcast_binomial_cost, 8, LinkMessage::whole},
+    BcastAlgorithm{BcastAlgo::binomial, c::bcast_binomial, bcast_binomial_cost, 8, LinkMessage::forwarded},
     BcastAlgorithm{BcastAlgo::scatter_allgather, c::bcast_scatter_allgather, bcast_scatter_allgather_cost, 8,
                    LinkMessage::share},
-    BcastAlgorithm{BcastAlgo::chain, c::bcast_chain, bcast_chain_cost, 8, LinkMessage::whole},
+    BcastAlgorithm{BcastAlgo::chain, c::bcast_chain, bcast_chain_cost, 8, LinkMessage::forwarded},
 };
 
-template <typename Table, typename Id>
-const auto& find_in(const Table& table, Id id, const char* collective) {
-  auto found = std::find_if(table.begin(), table.end(), [id](const auto& a) { return a.id == id; });
+constexpr Collective<AllreduceAlgorithm> allreduce{"allreduce", allreduce_table, &Overrides::allreduce};
+constexpr Collective<BcastAlgorithm> bcast{"bcast", bcast_table, &Overrides::bcast};
+
+template <typename A>
+const A& find_in(const Collective<A>& collective, decltype(A::id) id) {
+  const auto& table = collective.algorithms;
+  auto found = std::find_if(table.begin(), table.end(), [id](const A& a) { return a.id == id; });
   if (found == table.end())
-    throw InvalidArgument(std::string(collective) + ": no algorithm '" + to_string(id) + "' to run");
+    throw InvalidArgument(std::string(collective.name) + ": no algorithm '" + to_string(id) + "' to run");
   return *found;
 }
 
 }  // namespace
 
-std::span<const AllreduceAlgorithm> allreduce_algorithms() noexcept { return allreduce_table; }
-std::span<const BcastAlgorithm> bcast_algorithms() noexcept { return bcast_table; }
+const Collective<AllreduceAlgorithm>& allreduce_collective() noexcept { return allreduce; }
+const Collective<BcastAlgorithm>& bcast_collective() noexcept { return bcast; }
 
-const AllreduceAlgorithm& find_algorithm(AllreduceAlgo id) { return find_in(allreduce_table, id, "allreduce"); }
-const BcastAlgorithm& find_algorithm(BcastAlgo id) { return find_in(bcast_table, id, "bcast"); }
+const AllreduceAlgorithm& find_algorithm(AllreduceAlgo id) { return find_in(allreduce, id); }
+const BcastAlgorithm& find_algorithm(BcastAlgo id) { return find_in(bcast, id); }
 
 }  // namespace rcoll::tuning

@@ -4,8 +4,9 @@
 // for (its pipeline depth), and what one of its link messages carries.
 //
 // Adding an algorithm is: its schedule file, its cost function, and one
-// entry here. The plan, the overrides (RCOLL_*_ALGO, rcoll-bench --algo),
-// the printed plan and the forced-algorithm tests all read these tables.
+// entry here (docs/ARCHITECTURE.md, "Adding an algorithm"). The plan, the
+// overrides (RCOLL_*_ALGO, rcoll-bench --algo), the printed plan and the
+// forced-algorithm tests all read these tables.
 #pragma once
 
 #include <cstddef>
@@ -15,13 +16,16 @@
 #include "collectives/algorithms.hpp"
 #include "rcoll/options.hpp"
 #include "tuning/costs.hpp"
+#include "tuning/planner_inputs.hpp"
 
 namespace rcoll::tuning {
 
-// What one message over one link carries: the whole message (trees,
-// chains, recursive doubling) or a 1/n share of it (rings). The segment
-// rule (planner.cpp) looks at it.
-enum class LinkMessage : std::uint8_t { whole, share };
+// What one message over one link carries: the whole message (recursive
+// doubling, the tree allreduce), the whole message forwarded along a tree
+// or chain (on two ranks one edge from the root to a leaf, with nothing to
+// pipeline), or a 1/n share of it (rings). The segment rule (planner.hpp)
+// looks at it.
+enum class LinkMessage : std::uint8_t { whole, forwarded, share };
 
 template <typename Id, typename Schedule>
 struct Algorithm {
@@ -35,9 +39,19 @@ struct Algorithm {
 using AllreduceAlgorithm = Algorithm<AllreduceAlgo, collectives::AllreduceSchedule>;
 using BcastAlgorithm = Algorithm<BcastAlgo, collectives::BcastSchedule>;
 
-// In tie-break order: where two cost the same, the earlier one is chosen.
-std::span<const AllreduceAlgorithm> allreduce_algorithms() noexcept;
-std::span<const BcastAlgorithm> bcast_algorithms() noexcept;
+// One collective's table: its name, its algorithms in tie-break order
+// (where two cost the same, the earlier one is chosen) and the override
+// that forces one of them.
+template <typename A>
+struct Collective {
+  using AlgorithmType = A;
+  const char* name;
+  std::span<const A> algorithms;
+  decltype(A::id) Overrides::*forced;
+};
+
+const Collective<AllreduceAlgorithm>& allreduce_collective() noexcept;
+const Collective<BcastAlgorithm>& bcast_collective() noexcept;
 
 // The entry of `id`; InvalidArgument for `automatic` or a value outside the table.
 const AllreduceAlgorithm& find_algorithm(AllreduceAlgo id);

@@ -50,8 +50,8 @@ std::string human_bytes(std::size_t bytes) {
 
 std::string Plan::describe() const {
   std::string out = describe_inputs(inputs_);
-  append_ranges(out, "allreduce", allreduce_);
-  append_ranges(out, "bcast", bcast_);
+  append_ranges(out, allreduce_collective().name, allreduce_);
+  append_ranges(out, bcast_collective().name, bcast_);
   out.pop_back();  // the last line's newline: the caller ends the text
   return out;
 }

@@ -18,49 +18,21 @@ std::size_t base_segment(const PlanInputs& in) {
 }
 
 std::size_t link_message(LinkMessage message, std::size_t bytes, int size) {
-  if (message == LinkMessage::whole || size <= 1) return bytes;
+  if (message != LinkMessage::share || size <= 1) return bytes;
   const auto n = static_cast<std::size_t>(size);
   return bytes / n + (bytes % n != 0 ? 1 : 0);
 }
 
-// The segment rule of planner.hpp, but for the two-rank bcast doubling.
+// The segment rule of planner.hpp.
 std::size_t segment_for(LinkMessage message, std::size_t bytes, const PlanInputs& in) {
   const std::size_t base = base_segment(in);
   const std::size_t eager = in.eager_limit;
   const std::size_t link = link_message(message, bytes, in.model.size);
   if (eager > 0 && base > eager && link > eager && link - eager <= eager) return eager;
-  return base;
-}
-
-// Two ranks: one root-to-leaf edge; double pieces unless they turn eager ones into rendezvous.
-std::size_t bcast_segment(const BcastAlgorithm& algo, std::size_t bytes, const PlanInputs& in) {
-  const std::size_t segment = segment_for(algo.message, bytes, in);
-  if (in.model.size != 2 || algo.message != LinkMessage::whole || segment > SIZE_MAX / 2) return segment;
-  const bool crosses = in.eager_limit > 0 && segment <= in.eager_limit && in.eager_limit < std::min(2 * segment, bytes);
-  return crosses ? segment : 2 * segment;
-}
-
-template <typename Algorithm, typename Segment>
-Choice<Algorithm> cheapest(std::span<const Algorithm> candidates, std::size_t bytes, const PlanInputs& in,
-                           Segment segment) {
-  Choice<Algorithm> best;
-  double best_cost = 0;
-  for (const Algorithm& algo : candidates) {
-    const std::size_t seg = segment(algo);
-    const double cost = algo.cost(in.model, bytes, seg);
-    if (best.algorithm == nullptr || cost < best_cost * (1 - tie_margin)) {
-      best = {&algo, seg, algo.depth};
-      best_cost = cost;
-    }
-  }
-  return best;
-}
-
-// The forced algorithm alone, or every one of the table.
-template <typename Algorithm, typename Id>
-std::span<const Algorithm> candidates(std::span<const Algorithm> table, Id forced) {
-  if (forced == Id::automatic) return table;
-  return std::span<const Algorithm>(&find_algorithm(forced), 1);
+  if (message != LinkMessage::forwarded || in.model.size != 2 || base > SIZE_MAX / 2) return base;
+  // Two ranks: one root-to-leaf edge; double pieces unless they turn eager ones into rendezvous.
+  const bool crosses = eager > 0 && base <= eager && eager < std::min(2 * base, bytes);
+  return crosses ? base : 2 * base;
 }
 
 // Sorted last sizes of the pieces on which every cost is linear in the size
@@ -104,23 +76,38 @@ std::vector<SizeRange<Algorithm>> build_ranges(Choose choose, const std::vector<
   return ranges;
 }
 
+template <typename A>
+SizeTable<A> plan_table(const Collective<A>& collective, const PlanInputs& in, const std::vector<std::size_t>& ends) {
+  return SizeTable<A>(build_ranges<A>([&](std::size_t b) { return choose(collective, in, b); }, ends));
+}
+
 }  // namespace
 
-AllreduceChoice choose_allreduce(const PlanInputs& in, std::size_t bytes) {
-  return cheapest(candidates(allreduce_algorithms(), in.overrides.allreduce), bytes, in,
-                  [&](const AllreduceAlgorithm& a) { return segment_for(a.message, bytes, in); });
+template <typename A>
+Choice<A> choose(const Collective<A>& collective, const PlanInputs& in, std::size_t bytes) {
+  // A forced algorithm is the one candidate.
+  const auto forced = in.overrides.*collective.forced;
+  std::span<const A> candidates = collective.algorithms;
+  if (forced != decltype(forced)::automatic) candidates = std::span<const A>(&find_algorithm(forced), 1);
+  Choice<A> best;
+  double best_cost = 0;
+  for (const A& algo : candidates) {
+    const std::size_t segment = segment_for(algo.message, bytes, in);
+    const double cost = algo.cost(in.model, bytes, segment);
+    if (best.algorithm == nullptr || cost < best_cost * (1 - tie_margin)) {
+      best = {&algo, segment, algo.depth};
+      best_cost = cost;
+    }
+  }
+  return best;
 }
 
-BcastChoice choose_bcast(const PlanInputs& in, std::size_t bytes) {
-  return cheapest(candidates(bcast_algorithms(), in.overrides.bcast), bytes, in,
-                  [&](const BcastAlgorithm& a) { return bcast_segment(a, bytes, in); });
-}
+template AllreduceChoice choose(const Collective<AllreduceAlgorithm>&, const PlanInputs&, std::size_t);
+template BcastChoice choose(const Collective<BcastAlgorithm>&, const PlanInputs&, std::size_t);
 
 Plan make_plan(const PlanInputs& in) {
   const std::vector<std::size_t> ends = piece_ends(in);
-  auto allreduce = build_ranges<AllreduceAlgorithm>([&](std::size_t b) { return choose_allreduce(in, b); }, ends);
-  auto bcast = build_ranges<BcastAlgorithm>([&](std::size_t b) { return choose_bcast(in, b); }, ends);
-  return Plan(in, SizeTable(std::move(allreduce)), SizeTable(std::move(bcast)));
+  return Plan(in, plan_table(allreduce_collective(), in, ends), plan_table(bcast_collective(), in, ends));
 }
 
 }  // namespace rcoll::tuning

@@ -30,9 +30,11 @@ inline constexpr std::size_t default_segment = std::size_t{256} << 10;
 
 Plan make_plan(const PlanInputs& inputs);
 
-// What the plan chooses at one size, computed from the model (no table):
-// what the tests hold the plan's ranges against.
-AllreduceChoice choose_allreduce(const PlanInputs& inputs, std::size_t bytes);
-BcastChoice choose_bcast(const PlanInputs& inputs, std::size_t bytes);
+// What the plan chooses for `collective` at one size, computed from the
+// model (no table): the forced algorithm, else the cheapest, with its
+// segment and depth. The plan's ranges are built from it (and held
+// against it in the tests).
+template <typename A>
+Choice<A> choose(const Collective<A>& collective, const PlanInputs& inputs, std::size_t bytes);
 
 }  // namespace rcoll::tuning

@@ -321,7 +321,7 @@ std::string allreduce_name(const ::testing::TestParamInfo<AllreduceParam>& info)
 }
 
 INSTANTIATE_TEST_SUITE_P(All, AllreduceTest,
-                         ::testing::ValuesIn(worlds_and(tuning::allreduce_algorithms())),
+                         ::testing::ValuesIn(worlds_and(tuning::allreduce_collective().algorithms)),
                          allreduce_name);
 
 // ------------------------------------------------------------ bcast
@@ -376,7 +376,7 @@ std::string bcast_name(const ::testing::TestParamInfo<BcastParam>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, BcastTest,
-                         ::testing::ValuesIn(worlds_and(tuning::bcast_algorithms())),
+                         ::testing::ValuesIn(worlds_and(tuning::bcast_collective().algorithms)),
                          bcast_name);
 
 // ------------------------------------------------------------ barrier
@@ -441,7 +441,7 @@ void expect_timeouts(const std::string& kind, const std::string& name,
 }
 
 TEST_P(MissingRankTest, AllreduceTimesOut) {
-  for (const auto& algo : tuning::allreduce_algorithms()) {
+  for (const auto& algo : tuning::allreduce_collective().algorithms) {
     expect_timeouts(GetParam(), "allreduce " + to_string(algo.id), [&](const Context& ctx) {
       std::vector<float> data(1001, 1.0f);
       algo.run(ctx, data.data(), data.data(), data.size(), DataType::float32, ReduceOp::sum);
@@ -450,7 +450,7 @@ TEST_P(MissingRankTest, AllreduceTimesOut) {
 }
 
 TEST_P(MissingRankTest, BcastFromTheMissingRootTimesOut) {
-  for (const auto& algo : tuning::bcast_algorithms()) {
+  for (const auto& algo : tuning::bcast_collective().algorithms) {
     expect_timeouts(GetParam(), "bcast " + to_string(algo.id), [&](const Context& ctx) {
       std::vector<std::byte> data(1001);
       algo.run(ctx, data.data(), data.size(), 3);

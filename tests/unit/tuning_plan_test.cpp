@@ -66,12 +66,12 @@ TEST(Plan, RangesAgreeWithTheModelsArgminAtManySizes) {
           const PlanInputs in = inputs(size, link, std::size_t{512} << 10, eager, cores);
           const Plan plan = make_plan(in);
           for (std::size_t bytes : check_sizes(plan.allreduce_table(), in, random)) {
-            ASSERT_TRUE(plan.allreduce(bytes) == choose_allreduce(in, bytes))
+            ASSERT_TRUE(plan.allreduce(bytes) == choose(allreduce_collective(), in, bytes))
                 << "allreduce " << bytes << " B\n" << plan.describe();
             ++checked;
           }
           for (std::size_t bytes : check_sizes(plan.bcast_table(), in, random)) {
-            ASSERT_TRUE(plan.bcast(bytes) == choose_bcast(in, bytes)) << "bcast " << bytes << " B\n" << plan.describe();
+            ASSERT_TRUE(plan.bcast(bytes) == choose(bcast_collective(), in, bytes)) << "bcast " << bytes << " B\n" << plan.describe();
             ++checked;
           }
         }
