@@ -29,8 +29,8 @@ struct Context {
   // Pipeline pieces are at most this many bytes (> 0), cut as evenly as
   // the elements allow (schedule.hpp, segment_range).
   std::size_t segment_bytes;
-  // Receives a pipeline posts ahead of the one it waits for (>= 1), per
-  // upstream link.
+  // Receives a pipeline posts ahead of the one it waits for, per upstream
+  // link (>= 1 for the pipelined schedules; 0 for one that is not).
   std::size_t depth;
   // Names the call in errors and logs, e.g. "allreduce #12 (4096 x float32)".
   LazyText label;

@@ -16,7 +16,7 @@ namespace c = collectives;
 // posts two pieces from each, which bounds its scratch.
 constexpr std::array allreduce_table{
     AllreduceAlgorithm{AllreduceAlgo::recursive_doubling, c::allreduce_recursive_doubling,
-                       allreduce_recursive_doubling_cost, 1, LinkMessage::whole},
+                       allreduce_recursive_doubling_cost, 0, LinkMessage::whole},
     AllreduceAlgorithm{AllreduceAlgo::tree, c::allreduce_tree, allreduce_tree_cost, 2, LinkMessage::whole},
     AllreduceAlgorithm{AllreduceAlgo::ring, c::allreduce_ring, allreduce_ring_cost, 8, LinkMessage::share},
 };

@@ -1,7 +1,8 @@
 // The algorithms the plan chooses among: one table per collective. An
 // entry names the schedule that runs it (collectives/), its cost under the
 // model (costs.hpp), how many receives it posts ahead of the one it waits
-// for (its pipeline depth), and what one of its link messages carries.
+// for (its pipeline depth; 0 for one that sends whole messages), and what
+// one of its link messages carries.
 //
 // Adding an algorithm is: its schedule file, its cost function, and one
 // entry here (docs/ARCHITECTURE.md, "Adding an algorithm"). The plan, the
@@ -32,7 +33,7 @@ struct Algorithm {
   Id id;
   Schedule run;
   CostFunction cost;
-  std::size_t depth;
+  std::size_t depth;  // 0: not pipelined (whole messages; the plan's segment is unused)
   LinkMessage message;
 };
 

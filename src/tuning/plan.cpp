@@ -14,8 +14,10 @@ void append_ranges(std::string& out, const char* name, const SizeTable<Algorithm
   for (std::size_t i = 0; i < ranges.size(); ++i) {
     const auto& c = ranges[i].choice;
     const std::string to = i + 1 == ranges.size() ? std::string("and up") : human_bytes(ranges[i + 1].from);
-    fmt::format_to(std::back_inserter(out), "  {:>10} .. {:<10} -> {}, segment {}, depth {}\n",
-                   human_bytes(ranges[i].from), to, to_string(c.algorithm->id), human_bytes(c.segment), c.depth);
+    fmt::format_to(std::back_inserter(out), "  {:>10} .. {:<10} -> {}", human_bytes(ranges[i].from), to,
+                   to_string(c.algorithm->id));
+    if (c.depth == 0) out += ", whole messages\n";
+    else fmt::format_to(std::back_inserter(out), ", segment {}, depth {}\n", human_bytes(c.segment), c.depth);
   }
 }
 

@@ -19,7 +19,7 @@ template <typename Algorithm>
 struct Choice {
   const Algorithm* algorithm = nullptr;
   std::size_t segment = 1;  // bytes per pipeline piece: pieces are at most this, and as even as can be
-  std::size_t depth = 1;    // receives posted ahead of the one waited for
+  std::size_t depth = 1;    // receives posted ahead of the one waited for; 0: not pipelined
   friend bool operator==(const Choice&, const Choice&) = default;
 };
 

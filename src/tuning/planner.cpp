@@ -92,7 +92,8 @@ Choice<A> choose(const Collective<A>& collective, const PlanInputs& in, std::siz
   Choice<A> best;
   double best_cost = 0;
   for (const A& algo : candidates) {
-    const std::size_t segment = segment_for(algo.message, bytes, in);
+    // An algorithm that is not pipelined gets the base segment at every size, so it splits no range.
+    const std::size_t segment = algo.depth == 0 ? base_segment(in) : segment_for(algo.message, bytes, in);
     const double cost = algo.cost(in.model, bytes, segment);
     if (best.algorithm == nullptr || cost < best_cost * (1 - tie_margin)) {
       best = {&algo, segment, algo.depth};

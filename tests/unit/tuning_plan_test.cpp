@@ -161,7 +161,7 @@ TEST(Plan, DescribesItsInputsAndRanges) {
   const std::string text = plan.describe();
   std::cout << text << "\n";
   for (const char* word : {"plan on 8 ranks over test", "link measured", "alpha 20 us", "beta 4 GB/s",
-                           "gamma 8 GB/s reduce", "eager limit 64 KiB", "allreduce:", "bcast:", "-> rd",
+                           "gamma 8 GB/s reduce", "eager limit 64 KiB", "allreduce:", "bcast:", "-> rd, whole messages",
                            "-> ring", "-> binomial", "segment 1 MiB, depth 8", "and up"})
     EXPECT_NE(text.find(word), std::string::npos) << word << " missing in:\n" << text;
   EXPECT_LE(plan.allreduce_table().ranges().size(), 8u);
