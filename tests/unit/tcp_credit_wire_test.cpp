@@ -244,6 +244,31 @@ TEST(TcpCreditWire, ReceiveCancelledMidPayloadIsLeftAloneAndReturnsItsCredit) {
   EXPECT_EQ(next, pattern(10, 4));
 }
 
+// Receives posted while an unexpected payload is still arriving: the first
+// one not cancelled gets it once its last byte is in; one cancelled meanwhile
+// leaves the message to the next receive of its tag.
+TEST(TcpWire, AReceivePostedWhileItsPayloadArrivesGetsItUnlessCancelled) {
+  ScriptedPeer peer;
+  const std::size_t size = 20000;
+  const Bytes message = pattern(size, 6);
+  tcp::FrameHeader header;
+  header.type = tcp::FrameType::eager;
+  header.tag = 3;
+  header.length = size;
+  peer.write_all(&header, sizeof(header));
+  peer.write_all(message.data(), size / 2);
+  peer.settle();  // stored in part: no receive was posted
+  Bytes withdrawn(size, 0xEE), in(size);
+  auto cancelled = peer.t->irecv(0, 3, withdrawn.data(), withdrawn.size());
+  peer.t->cancel(*cancelled);
+  auto request = peer.t->irecv(0, 3, in.data(), in.size());
+  peer.write_all(message.data() + size / 2, size - size / 2);
+  wait(*peer.t, request, Deadline::after(5s), "recv posted while the payload arrived");
+  EXPECT_EQ(in, message);
+  EXPECT_EQ(withdrawn, Bytes(size, 0xEE)) << "the cancelled receive was written";
+  EXPECT_EQ(cancelled->state(), Request::State::cancelled);
+}
+
 // A peer that dies in the middle of a credited payload fails the receive it
 // was filling and every other pending request on it.
 TEST(TcpCreditWire, PeerDyingMidPayloadFailsEveryPendingRequest) {
