@@ -36,19 +36,19 @@ void EagerProtocol::send_to_self(const RequestPtr& request, const void* buf, std
   if (matching_.take_posted(request->tag(), receive))
     deliver(receive, data, bytes, side_);
   else
-    matching_.keep(request->tag(), UnexpectedMessage::eager(bytes, pool_.copy(data, bytes)));
+    matching_.keep(request->tag(), UnexpectedMessage{.length = bytes, .payload = pool_.copy(data, bytes)});
   request->complete(bytes);
 }
 
 std::byte* EagerProtocol::on_eager(const FrameHeader& header) {
   const std::size_t credited = header.length > eager_limit_ ? credit_.hold(header.length, "EAGER frame") : 0;
   const auto length = static_cast<std::size_t>(header.length);
-  inbound_ = Inbound{nullptr, header.tag, false, UnexpectedMessage::eager(length, {}, credited)};
+  inbound_ = Inbound{nullptr, header.tag, length, credited, false};
   PostedReceive receive;
   if (!matching_.take_posted(header.tag, receive)) {
     inbound_.stored = true;
-    inbound_.message.payload = pool_.take(length);
-    return inbound_.message.payload.get();
+    stored_ = pool_.take(length);
+    return stored_.get();
   }
   if (!receive.fits(length)) {  // read into nowhere
     receive.request->fail(truncation_error(side_, header.tag, length, receive.capacity));
@@ -59,16 +59,18 @@ std::byte* EagerProtocol::on_eager(const FrameHeader& header) {
 }
 
 void EagerProtocol::on_payload_done() {
-  Inbound done = std::exchange(inbound_, Inbound{});
+  Inbound done = std::move(inbound_);
+  inbound_ = Inbound{};
   if (!done.stored) {  // read into its receive, or into nowhere (truncated, cancelled)
-    if (done.request && done.request->pending()) done.request->complete(done.message.length);
-    return give_back(done.message.credited);
+    if (done.request && done.request->pending()) done.request->complete(done.length);
+    return give_back(done.credited);
   }
+  UnexpectedMessage message{.length = done.length, .payload = std::move(stored_), .credited = done.credited};
   PostedReceive receive;
   if (matching_.take_posted(done.tag, receive))  // posted while the payload arrived
-    deliver_stored(std::move(done.message), receive);
+    deliver_stored(std::move(message), receive);
   else
-    matching_.keep(done.tag, std::move(done.message));
+    matching_.keep(done.tag, std::move(message));
 }
 
 void EagerProtocol::deliver_stored(UnexpectedMessage message, const PostedReceive& receive) {
@@ -80,6 +82,7 @@ void EagerProtocol::deliver_stored(UnexpectedMessage message, const PostedReceiv
 void EagerProtocol::take_pending(std::vector<RequestPtr>& out) {
   if (inbound_.request) out.push_back(std::move(inbound_.request));
   inbound_ = Inbound{};
+  stored_ = {};
 }
 
 // The caller flushes the CREDIT frame this may queue. Nothing is handed

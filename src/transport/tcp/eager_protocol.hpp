@@ -53,8 +53,9 @@ class EagerProtocol {
   struct Inbound {
     RequestPtr request;  // the posted receive it goes straight into, if any
     Tag tag = 0;
-    bool stored = false;        // into message.payload, for a receive not posted yet
-    UnexpectedMessage message;  // length and credit (and the stored payload)
+    std::size_t length = 0;
+    std::size_t credited = 0;  // credit it holds
+    bool stored = false;       // into stored_, for a receive not posted yet
   };
 
   void give_back(std::size_t credit);
@@ -66,6 +67,7 @@ class EagerProtocol {
   ReceiveSide side_;
   BufferPool pool_;
   Inbound inbound_;
+  BufferPool::Block stored_;  // inbound_'s payload when it is stored
 };
 
 }  // namespace rcoll::transport::tcp

@@ -12,7 +12,7 @@ void RendezvousReceiver::on_rts(const FrameHeader& header) {
   const bool in_use = cleared_.count(header.id) != 0 ||
                       matching_.any_unexpected([&](const UnexpectedMessage& m) { return m.rts && m.id == header.id; });
   if (in_use) throw ProtocolError("RTS reuses id " + std::to_string(header.id) + " of a message still in progress");
-  UnexpectedMessage message = UnexpectedMessage::request_to_send(static_cast<std::size_t>(header.length), header.id);
+  UnexpectedMessage message{.rts = true, .length = static_cast<std::size_t>(header.length), .id = header.id};
   PostedReceive receive;
   if (matching_.take_posted(header.tag, receive))
     accept(header.tag, message, receive);

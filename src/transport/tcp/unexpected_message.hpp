@@ -6,7 +6,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <utility>
 
 #include "transport/buffer_pool.hpp"
 #include "transport/matching/match_queue.hpp"
@@ -14,26 +13,11 @@
 namespace rcoll::transport::tcp {
 
 struct UnexpectedMessage {
-  static UnexpectedMessage eager(std::size_t length, BufferPool::Block payload, std::size_t credited = 0) {
-    UnexpectedMessage message;
-    message.length = length;
-    message.payload = std::move(payload);
-    message.credited = credited;
-    return message;
-  }
-  static UnexpectedMessage request_to_send(std::size_t length, std::uint64_t id) {
-    UnexpectedMessage message;
-    message.rts = true;
-    message.length = length;
-    message.id = id;
-    return message;
-  }
-
   bool rts = false;
-  std::size_t length = 0;    // message bytes
-  std::uint64_t id = 0;      // RTS: the sender's message id
-  BufferPool::Block payload;  // EAGER: the whole payload
-  std::size_t credited = 0;  // EAGER: credit to give back when it is released
+  std::size_t length = 0;       // message bytes
+  std::uint64_t id = 0;         // RTS: the sender's message id
+  BufferPool::Block payload{};  // EAGER: the whole payload
+  std::size_t credited = 0;     // EAGER: credit to give back when it is released
 };
 
 using Matching = MatchQueue<UnexpectedMessage>;
