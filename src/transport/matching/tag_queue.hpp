@@ -4,9 +4,14 @@
 //
 // One flat vector searched from the front: the queues of a peer stay short
 // (collectives bound how far ahead they post), and once the vector has grown
-// it costs no allocation per message, unlike a map of queues per tag.
+// it costs no allocation per message, unlike a map of queues per tag or a
+// list. Values are mostly taken oldest first, so the oldest leaves by moving
+// the front index `head_`, not by shifting the rest (a flood of unexpected
+// messages is served in O(1) each); the dead prefix is reclaimed when the
+// vector is full and at least half dead, so that costs O(1) per push too.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <utility>
 #include <vector>
@@ -18,10 +23,13 @@ namespace rcoll::transport {
 template <typename T>
 class TagQueue {
  public:
-  bool empty() const noexcept { return entries_.empty(); }
-  std::size_t size() const noexcept { return entries_.size(); }
+  bool empty() const noexcept { return head_ == entries_.size(); }
+  std::size_t size() const noexcept { return entries_.size() - head_; }
 
-  void push(Tag tag, T value) { entries_.push_back(Entry{tag, std::move(value)}); }
+  void push(Tag tag, T value) {
+    if (entries_.size() == entries_.capacity() && head_ >= entries_.size() / 2 && head_ > 0) compact();
+    entries_.push_back(Entry{tag, std::move(value)});
+  }
 
   // Moves the oldest value of `tag` to `out` and removes it; false if none.
   bool take(Tag tag, T& out) {
@@ -34,27 +42,25 @@ class TagQueue {
   }
 
   bool contains(Tag tag) const noexcept {
-    for (const Entry& entry : entries_)
-      if (entry.tag == tag) return true;
-    return false;
+    return std::any_of(live(), entries_.end(), [tag](const Entry& entry) { return entry.tag == tag; });
   }
   template <typename Pred>
   bool any_of(Pred pred) const {
-    for (const Entry& entry : entries_)
-      if (pred(entry.value)) return true;
-    return false;
+    return std::any_of(live(), entries_.end(), [&pred](const Entry& entry) { return pred(entry.value); });
   }
 
   // Removes every value that `pred` accepts; the others keep their order.
   template <typename Pred>
   void erase_if(Pred pred) {
-    std::erase_if(entries_, [&pred](const Entry& entry) { return pred(entry.value); });
+    auto dead = std::remove_if(live(), entries_.end(), [&pred](const Entry& entry) { return pred(entry.value); });
+    entries_.erase(dead, entries_.end());
+    if (empty()) reset();
   }
   // Hands every value to `fn`, oldest first, and empties the queue.
   template <typename Fn>
   void drain(Fn fn) {
-    for (Entry& entry : entries_) fn(entry.value);
-    entries_.clear();
+    for (auto it = live(); it != entries_.end(); ++it) fn(it->value);
+    reset();
   }
 
  private:
@@ -63,21 +69,40 @@ class TagQueue {
     T value;
   };
 
-  // The value leaves before its entry is erased, so the erase releases
-  // nothing (inproc matches on the sender's thread, which must not drop a
-  // receiver's RequestPtr).
+  typename std::vector<Entry>::iterator live() noexcept { return entries_.begin() + static_cast<std::ptrdiff_t>(head_); }
+  typename std::vector<Entry>::const_iterator live() const noexcept {
+    return entries_.begin() + static_cast<std::ptrdiff_t>(head_);
+  }
+
+  // The value leaves before its entry goes, so nothing is released here
+  // (inproc matches on the sender's thread, which must not drop a
+  // receiver's RequestPtr): dead entries hold moved-from values.
   template <typename Match>
   bool take_first(Match match, T& out) {
-    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+    for (auto it = live(); it != entries_.end(); ++it) {
       if (!match(*it)) continue;
       out = std::move(it->value);
-      entries_.erase(it);
+      if (it == live())
+        ++head_;
+      else
+        entries_.erase(it);
+      if (empty()) reset();
       return true;
     }
     return false;
   }
 
-  std::vector<Entry> entries_;
+  void compact() {
+    entries_.erase(entries_.begin(), live());
+    head_ = 0;
+  }
+  void reset() noexcept {
+    entries_.clear();
+    head_ = 0;
+  }
+
+  std::vector<Entry> entries_;  // [head_, end) are the queue, oldest first
+  std::size_t head_ = 0;
 };
 
 }  // namespace rcoll::transport
