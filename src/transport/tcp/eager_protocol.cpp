@@ -65,18 +65,23 @@ void EagerProtocol::on_payload_done() {
     if (done.request && done.request->pending()) done.request->complete(done.length);
     return give_back(done.credited);
   }
-  UnexpectedMessage message{.length = done.length, .payload = std::move(stored_), .credited = done.credited};
   PostedReceive receive;
-  if (matching_.take_posted(done.tag, receive))  // posted while the payload arrived
-    deliver_stored(std::move(message), receive);
-  else
-    matching_.keep(done.tag, std::move(message));
+  if (!matching_.take_posted(done.tag, receive)) {
+    UnexpectedMessage message{.length = done.length, .payload = std::move(stored_), .credited = done.credited};
+    return matching_.keep(done.tag, std::move(message));
+  }
+  deliver(receive, stored_.get(), done.length, side_);  // posted while the payload arrived
+  release(std::move(stored_), done.length, done.credited);
 }
 
-void EagerProtocol::deliver_stored(UnexpectedMessage message, const PostedReceive& receive) {
+void EagerProtocol::deliver_stored(UnexpectedMessage& message, const PostedReceive& receive) {
   deliver(receive, message.payload.get(), message.length, side_);
-  pool_.put(std::move(message.payload), message.length);
-  give_back(message.credited);
+  release(std::move(message.payload), message.length, message.credited);
+}
+
+void EagerProtocol::release(BufferPool::Block&& payload, std::size_t length, std::size_t credited) {
+  pool_.put(std::move(payload), length);
+  give_back(credited);
 }
 
 void EagerProtocol::take_pending(std::vector<RequestPtr>& out) {

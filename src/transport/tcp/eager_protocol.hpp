@@ -41,7 +41,7 @@ class EagerProtocol {
   std::byte* on_eager(const FrameHeader& header);
   void on_payload_done();
   // Serves a stored message to the receive that matched it.
-  void deliver_stored(UnexpectedMessage message, const PostedReceive& receive);
+  void deliver_stored(UnexpectedMessage& message, const PostedReceive& receive);
   // True while the payload being read goes into `request`'s buffer.
   bool reading_into(const Request& request) const noexcept { return inbound_.request.get() == &request; }
   // The peer failed: hands over the receive being filled, if any, and drops
@@ -58,6 +58,8 @@ class EagerProtocol {
     bool stored = false;       // into stored_, for a receive not posted yet
   };
 
+  // A stored payload is done with: its block goes back to the pool, its credit to the sender.
+  void release(BufferPool::Block&& payload, std::size_t length, std::size_t credited);
   void give_back(std::size_t credit);
 
   std::size_t eager_limit_;

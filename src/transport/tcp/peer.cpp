@@ -48,7 +48,7 @@ void Peer::post_recv(const RequestPtr& request, void* buf, std::size_t capacity)
     if (message.rts)
       rendezvous_in_.accept(request->tag(), message, receive);
     else
-      eager_.deliver_stored(std::move(message), receive);
+      eager_.deliver_stored(message, receive);
     flush();  // a CTS, or a CREDIT frame
     return;
   }
