@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -46,6 +47,12 @@ class BufferPool {
       block = std::move(idle_.back());
       idle_.pop_back();
     }
+    return block;
+  }
+  // A block holding a copy of the `bytes` bytes at `data`.
+  Block copy(const std::byte* data, std::size_t bytes) {
+    Block block = take(bytes);
+    if (bytes > 0) std::memcpy(block.get(), data, bytes);
     return block;
   }
   // `bytes`: the size it was taken for.

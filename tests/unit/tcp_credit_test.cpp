@@ -1,6 +1,6 @@
 // The TCP transport's credited eager protocol between two real transports:
 // messages above the free eager limit go EAGER while they fit the sender's
-// credit, else by rendezvous (transport/tcp/peer.hpp). Checked from the
+// credit, else by rendezvous (transport/tcp/eager_protocol.hpp). Checked from the
 // outside: an EAGER send completes without a matching receive (the receiver
 // only has to keep reading), a rendezvous send does not.
 #include <gtest/gtest.h>

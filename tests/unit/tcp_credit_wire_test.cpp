@@ -52,12 +52,17 @@ class ScriptedPeer {
   }
 
   void send_frame(tcp::FrameType type, Tag tag, std::size_t length, const Bytes& payload = {}) {
+    send_header(type, tag, length);
+    write_all(payload.data(), payload.size());
+  }
+
+  // A frame's header alone: its payload is the caller's to write.
+  void send_header(tcp::FrameType type, Tag tag, std::size_t length) {
     tcp::FrameHeader header;
     header.type = type;
     header.tag = tag;
     header.length = length;
     write_all(&header, sizeof(header));
-    write_all(payload.data(), payload.size());
   }
 
   // Writes without blocking the transport: it must read for big writes to finish.
@@ -223,11 +228,7 @@ TEST(TcpCreditWire, ReceiveCancelledMidPayloadIsLeftAloneAndReturnsItsCredit) {
   const Bytes message = pattern(q, 3);
   Bytes in(q);
   auto request = peer.t->irecv(0, 1, in.data(), in.size());
-  tcp::FrameHeader header;
-  header.type = tcp::FrameType::eager;
-  header.tag = 1;
-  header.length = q;
-  peer.write_all(&header, sizeof(header));
+  peer.send_header(tcp::FrameType::eager, 1, q);
   peer.write_all(message.data(), q / 2);
   peer.settle();
   EXPECT_TRUE(std::equal(in.begin(), in.begin() + 1000, message.begin())) << "the payload was not arriving";
@@ -244,6 +245,27 @@ TEST(TcpCreditWire, ReceiveCancelledMidPayloadIsLeftAloneAndReturnsItsCredit) {
   EXPECT_EQ(next, pattern(10, 4));
 }
 
+// Receives posted while an unexpected payload is still arriving: the first
+// one not cancelled gets it once its last byte is in; one cancelled meanwhile
+// leaves the message to the next receive of its tag.
+TEST(TcpWire, AReceivePostedWhileItsPayloadArrivesGetsItUnlessCancelled) {
+  ScriptedPeer peer;
+  const std::size_t size = 20000;
+  const Bytes message = pattern(size, 6);
+  peer.send_header(tcp::FrameType::eager, 3, size);
+  peer.write_all(message.data(), size / 2);
+  peer.settle();  // stored in part: no receive was posted
+  Bytes withdrawn(size, 0xEE), in(size);
+  auto cancelled = peer.t->irecv(0, 3, withdrawn.data(), withdrawn.size());
+  peer.t->cancel(*cancelled);
+  auto request = peer.t->irecv(0, 3, in.data(), in.size());
+  peer.write_all(message.data() + size / 2, size - size / 2);
+  wait(*peer.t, request, Deadline::after(5s), "recv posted while the payload arrived");
+  EXPECT_EQ(in, message);
+  EXPECT_EQ(withdrawn, Bytes(size, 0xEE)) << "the cancelled receive was written";
+  EXPECT_EQ(cancelled->state(), Request::State::cancelled);
+}
+
 // A peer that dies in the middle of a credited payload fails the receive it
 // was filling and every other pending request on it.
 TEST(TcpCreditWire, PeerDyingMidPayloadFailsEveryPendingRequest) {
@@ -252,12 +274,8 @@ TEST(TcpCreditWire, PeerDyingMidPayloadFailsEveryPendingRequest) {
   Bytes in(q), other(16);
   auto filling = peer.t->irecv(0, 1, in.data(), in.size());
   auto waiting = peer.t->irecv(0, 2, other.data(), other.size());
-  tcp::FrameHeader header;
-  header.type = tcp::FrameType::eager;
-  header.tag = 1;
-  header.length = q;
   const Bytes message = pattern(q, 5);
-  peer.write_all(&header, sizeof(header));
+  peer.send_header(tcp::FrameType::eager, 1, q);
   peer.write_all(message.data(), q / 2);
   peer.settle();
   peer.fd.reset();

@@ -2,11 +2,11 @@
 
 #include <condition_variable>
 #include <cstring>
-#include <deque>
-#include <list>
 #include <mutex>
+#include <vector>
 
 #include "rcoll/errors.hpp"
+#include "transport/matching/match_queue.hpp"
 
 namespace rcoll::transport {
 
@@ -15,44 +15,32 @@ namespace rcoll::transport {
 // receiver's thread touches its Request objects, when it drains `finished`.
 namespace {
 
-struct Posted {
-  int source;
-  Tag tag;
-  void* buf;
-  std::size_t capacity;
-  RequestPtr request;
-  std::size_t bytes = 0;
-  bool truncated = false;
-};
+using Payload = std::vector<std::byte>;
 
-struct Unexpected {
+// A receive a sender matched and copied into, for its owner to complete.
+struct Finished {
+  PostedReceive receive;
   int source;
-  Tag tag;
-  std::vector<std::byte> payload;
+  std::size_t bytes;  // the message's length; more than the capacity: truncated, nothing copied
 };
 
 struct Mailbox {
   std::mutex mutex;
   std::condition_variable arrived;
-  std::list<Posted> posted;       // receives not yet matched, in posting order
-  std::deque<Unexpected> unexpected;  // messages not yet matched, in arrival order
-  std::list<Posted> finished;     // matched, to be completed by the owner
+  std::vector<MatchQueue<Payload>> from;  // index = the sending rank
+  std::vector<Finished> finished;
 };
 
 }  // namespace
 
 struct InprocFabric::Shared {
-  explicit Shared(int size) : mailboxes(static_cast<std::size_t>(size)) {}
+  explicit Shared(int size) : mailboxes(static_cast<std::size_t>(size)) {
+    for (Mailbox& box : mailboxes) box.from.resize(static_cast<std::size_t>(size));
+  }
   std::vector<Mailbox> mailboxes;
 };
 
 namespace {
-
-IoError truncation(int rank, int peer, Tag tag, std::size_t bytes, std::size_t capacity) {
-  return IoError(rank, peer, "inproc recv tag " + std::to_string(tag),
-                 "message of " + std::to_string(bytes) + " bytes exceeds receive buffer of " +
-                     std::to_string(capacity) + " bytes");
-}
 
 class InprocTransport final : public Transport {
  public:
@@ -76,8 +64,7 @@ class InprocTransport final : public Transport {
     Mailbox& box = mailbox(peer);
     {
       std::lock_guard lock(box.mutex);
-      if (!deliver_to_posted(box, tag, buf, bytes))
-        box.unexpected.push_back({rank_, tag, copy_of(buf, bytes)});
+      deliver_or_keep(box, tag, static_cast<const std::byte*>(buf), bytes);
     }
     box.arrived.notify_all();
     request->complete(bytes);
@@ -86,46 +73,38 @@ class InprocTransport final : public Transport {
 
   RequestPtr irecv(int peer, Tag tag, void* buf, std::size_t capacity) override {
     auto request = make_request(Request::Kind::recv, peer, tag, capacity);
+    PostedReceive receive{request, static_cast<std::byte*>(buf), capacity};
     Mailbox& box = mailbox(rank_);
+    check(peer);
     std::lock_guard lock(box.mutex);
-    for (auto it = box.unexpected.begin(); it != box.unexpected.end(); ++it) {
-      if (it->source != peer || it->tag != tag) continue;
-      if (it->payload.size() > capacity) {
-        request->fail(std::make_exception_ptr(truncation(rank_, peer, tag, it->payload.size(), capacity)));
-      } else {
-        if (!it->payload.empty()) std::memcpy(buf, it->payload.data(), it->payload.size());
-        request->complete(it->payload.size());
-      }
-      box.unexpected.erase(it);
-      return request;
-    }
-    box.posted.push_back({peer, tag, buf, capacity, request});
+    MatchQueue<Payload>& matching = box.from[static_cast<std::size_t>(peer)];
+    Payload payload;
+    if (matching.take_unexpected(tag, payload))
+      deliver(receive, payload.data(), payload.size(), ReceiveSide{"inproc", rank_, peer});
+    else
+      matching.post(std::move(receive));
     return request;
   }
 
   void cancel(Request& request) override {
     Mailbox& box = mailbox(rank_);
     std::lock_guard lock(box.mutex);
-    auto same = [&](const Posted& p) { return p.request.get() == &request; };
-    box.posted.remove_if(same);
-    box.finished.remove_if(same);
+    // A receive's peer was checked when it was posted.
+    if (request.kind() == Request::Kind::recv) box.from[static_cast<std::size_t>(request.peer())].withdraw(request);
+    std::erase_if(box.finished, [&](const Finished& f) { return f.receive.request.get() == &request; });
     request.mark_cancelled();
   }
 
   bool progress() override {
     Mailbox& box = mailbox(rank_);
-    std::list<Posted> done;
     {
       std::lock_guard lock(box.mutex);
-      done.swap(box.finished);
+      completing_.swap(box.finished);
     }
-    for (auto& p : done) {
-      if (p.truncated)
-        p.request->fail(std::make_exception_ptr(truncation(rank_, p.source, p.tag, p.bytes, p.capacity)));
-      else
-        p.request->complete(p.bytes);
-    }
-    return !done.empty();
+    for (Finished& f : completing_) complete(f);
+    const bool moved = !completing_.empty();
+    completing_.clear();
+    return moved;
   }
 
   void wait_for_activity(std::chrono::microseconds max) override {
@@ -135,34 +114,38 @@ class InprocTransport final : public Transport {
   }
 
  private:
-  Mailbox& mailbox(int r) {
+  void check(int r) const {
     if (r < 0 || r >= size())
       throw InvalidArgument("rank " + std::to_string(rank_) + ": peer " + std::to_string(r) + " out of range");
+  }
+  Mailbox& mailbox(int r) {
+    check(r);
     return shared_->mailboxes[static_cast<std::size_t>(r)];
   }
 
-  // Called with the receiver's lock held: copies into the first matching
-  // posted receive, if any, and hands it to the receiver for completion.
-  bool deliver_to_posted(Mailbox& box, Tag tag, const void* buf, std::size_t bytes) {
-    for (auto it = box.posted.begin(); it != box.posted.end(); ++it) {
-      if (it->source != rank_ || it->tag != tag) continue;
-      it->bytes = bytes;
-      it->truncated = bytes > it->capacity;
-      if (!it->truncated && bytes > 0) std::memcpy(it->buf, buf, bytes);
-      box.finished.splice(box.finished.end(), box.posted, it);
-      return true;
-    }
-    return false;
+  // Called with the receiver's lock held: copies into the oldest matching
+  // posted receive, if any, and hands it to the receiver for completion;
+  // else keeps a copy.
+  void deliver_or_keep(Mailbox& box, Tag tag, const std::byte* data, std::size_t bytes) {
+    MatchQueue<Payload>& matching = box.from[static_cast<std::size_t>(rank_)];
+    PostedReceive receive;
+    if (!matching.take_posted(tag, receive)) return matching.keep(tag, Payload(data, data + bytes));
+    if (receive.fits(bytes) && bytes > 0) std::memcpy(receive.buf, data, bytes);
+    box.finished.push_back(Finished{std::move(receive), rank_, bytes});
   }
 
-  static std::vector<std::byte> copy_of(const void* buf, std::size_t bytes) {
-    auto first = static_cast<const std::byte*>(buf);
-    return bytes ? std::vector<std::byte>(first, first + bytes) : std::vector<std::byte>();
+  void complete(const Finished& f) {
+    Request& request = *f.receive.request;
+    if (f.receive.fits(f.bytes))
+      request.complete(f.bytes);
+    else
+      request.fail(truncation_error(ReceiveSide{"inproc", rank_, f.source}, request.tag(), f.bytes, f.receive.capacity));
   }
 
   std::shared_ptr<InprocFabric::Shared> shared_;
   int rank_;
   Capabilities caps_;
+  std::vector<Finished> completing_;  // swapped with the mailbox's, so neither allocates per message
 };
 
 }  // namespace

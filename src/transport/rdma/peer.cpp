@@ -1,38 +1,32 @@
-// Peer: requests, matching, cancellation and failure.
+#include "transport/rdma/peer.hpp"
+
+#include <arpa/inet.h>
+
 #include <algorithm>
-#include <cstring>
+#include <cstdio>
+#include <string>
 
 #include "common/log.hpp"
 #include "rcoll/errors.hpp"
-#include "transport/rdma/peer_ops.hpp"
 
 namespace rcoll::transport::rdma {
+namespace {
 
-std::string_view state_name(SendState state) noexcept {
-  switch (state) {
-    case SendState::queued: return "queued";
-    case SendState::awaiting_cts: return "awaiting_cts";
-    case SendState::writing: return "writing";
-  }
-  return "?";
+std::string hex(std::uint32_t value) {
+  char text[16];
+  std::snprintf(text, sizeof(text), "%#x", value);
+  return text;
 }
 
-std::string_view state_name(RecvState state) noexcept {
-  switch (state) {
-    case RecvState::posted: return "posted";
-    case RecvState::cts_queued: return "cts_queued";
-    case RecvState::awaiting_data: return "awaiting_data";
-    case RecvState::draining: return "draining";
-  }
-  return "?";
-}
-
-// Idle payload blocks kept per peer: enough for a burst of unexpected
-// segments without holding much memory per connection.
-constexpr std::size_t kept_payload_blocks = 16;
+}  // namespace
 
 Peer::Peer(Core& core, int peer)
-    : core_(core), peer_(peer), payloads_(core.options.eager_limit, kept_payload_blocks) {}
+    : core_(core),
+      peer_(peer),
+      eager_(core, peer, matching_),
+      rendezvous_out_(core, peer),
+      rendezvous_in_(core, peer, matching_),
+      keep_alive_(core, peer) {}
 
 Peer::~Peer() {
   // Stop the device first; the operations' registrations go after.
@@ -43,26 +37,14 @@ RequestPtr Peer::isend(Tag tag, const void* buf, std::size_t bytes) {
   auto request = make_request(Request::Kind::send, peer_, tag, bytes);
   if (link_ == Link::failed) {
     request->fail(error_);
-    return request;
-  }
-  if (is_self()) {
-    deliver_to_self(tag, buf, bytes);
+  } else if (is_self()) {
+    eager_.send_to_self(tag, buf, bytes);
     request->complete(bytes);
-    return request;
-  }
-  if (send_eager_now(tag, buf, bytes)) {
+  } else if (send_eager_now(tag, buf, bytes)) {
     request->complete(bytes);
-    return request;
+  } else {
+    queue_send(request, buf, bytes);
   }
-  auto op = std::make_unique<SendOp>();
-  op->request = request;
-  op->id = core_.new_id();
-  op->tag = tag;
-  op->buf = static_cast<const std::byte*>(buf);
-  op->bytes = bytes;
-  outbox_.push_back(op.get());
-  sends_.emplace(op->id, std::move(op));
-  flush();
   return request;
 }
 
@@ -70,174 +52,64 @@ RequestPtr Peer::isend(Tag tag, const void* buf, std::size_t bytes) {
 // nothing queued ahead (messages leave in isend order), room and a credit.
 bool Peer::send_eager_now(Tag tag, const void* buf, std::size_t bytes) {
   if (link_ != Link::connected || !outbox_.empty()) return false;
-  if (bytes > std::min(core_.options.eager_limit, channel_->eager_capacity()) || !channel_->can_send(MsgKind::eager))
-    return false;
   try {
-    channel_->send(MsgHeader{.kind = MsgKind::eager, .tag = tag, .length = bytes}, buf, bytes);
+    return eager_.try_send(*channel_, tag, buf, bytes);
   } catch (const IoError&) {
     fail(std::current_exception());
     return false;  // the caller queues it, and the failed link fails it
   }
-  ++core_.stats.eager_messages;
-  return true;
+}
+
+void Peer::queue_send(const RequestPtr& request, const void* buf, std::size_t bytes) {
+  if (link_ == Link::failed) return request->fail(error_);
+  auto op = std::make_unique<SendOp>();
+  op->request = request;
+  op->tag = request->tag();
+  op->buf = static_cast<const std::byte*>(buf);
+  op->bytes = bytes;
+  outbox_.push_back(std::move(op));
+  flush();
 }
 
 RequestPtr Peer::irecv(Tag tag, void* buf, std::size_t capacity) {
   auto request = make_request(Request::Kind::recv, peer_, tag, capacity);
-  if (link_ == Link::failed && !has_unexpected(tag)) {
-    request->fail(error_);
-    return request;
-  }
-  RecvOpPtr op = new_recv_op();
-  op->request = request;
-  op->tag = tag;
-  op->buf = static_cast<std::byte*>(buf);
-  op->capacity = capacity;
-  Unexpected message;
-  if (!take_unexpected(tag, message)) {
-    posted_.push_back(std::move(op));
-    return request;
-  }
-  if (message.rts) {
-    accept_rts(std::move(op), message.length, message.send_id);
+  PostedReceive receive{request, static_cast<std::byte*>(buf), capacity};
+  UnexpectedMessage message;
+  if (!matching_.take_unexpected(tag, message)) {
+    if (link_ == Link::failed)
+      request->fail(error_);
+    else
+      matching_.post(std::move(receive));
+  } else if (message.rts) {
+    rendezvous_in_.accept(std::move(receive), message.length, message.send_id);
     flush();
   } else {
-    finish_eager_recv(std::move(op), message.payload.get(), message.payload_bytes);
-    payloads_.put(std::move(message.payload), message.payload_bytes);
+    eager_.deliver_stored(message, receive);
   }
   return request;
 }
 
-void Peer::deliver_to_self(Tag tag, const void* buf, std::size_t bytes) {
-  auto data = static_cast<const std::byte*>(buf);
-  if (RecvOpPtr op = take_posted(tag)) {
-    finish_eager_recv(std::move(op), data, bytes);
-    return;
-  }
-  keep_unexpected(tag, data, bytes);
-}
-
-void Peer::keep_unexpected(Tag tag, const std::byte* data, std::size_t bytes) {
-  Unexpected message{.tag = tag, .payload = payloads_.take(bytes), .payload_bytes = bytes};
-  if (bytes > 0) std::memcpy(message.payload.get(), data, bytes);
-  unexpected_.push_back(std::move(message));
-}
-
-Peer::RecvOpPtr Peer::take_posted(Tag tag) {
-  auto it = std::find_if(posted_.begin(), posted_.end(), [tag](const RecvOpPtr& op) { return op->tag == tag; });
-  if (it == posted_.end()) return nullptr;
-  RecvOpPtr op = std::move(*it);
-  posted_.erase(it);
-  return op;
-}
-
-bool Peer::take_unexpected(Tag tag, Unexpected& out) {
-  if (unexpected_.empty()) return false;  // the common case; a deque search is not cheap
-  auto it = std::find_if(unexpected_.begin(), unexpected_.end(), [tag](const Unexpected& u) { return u.tag == tag; });
-  if (it == unexpected_.end()) return false;
-  out = std::move(*it);
-  unexpected_.erase(it);
-  return true;
-}
-
-bool Peer::has_unexpected(Tag tag) const {
-  return std::any_of(unexpected_.begin(), unexpected_.end(), [tag](const Unexpected& u) { return u.tag == tag; });
-}
-
-Peer::RecvOpPtr Peer::new_recv_op() {
-  if (spare_recvs_.empty()) return std::make_unique<RecvOp>();
-  RecvOpPtr op = std::move(spare_recvs_.back());
-  spare_recvs_.pop_back();
-  return op;
-}
-
-void Peer::recycle(RecvOpPtr op) noexcept {
-  constexpr std::size_t keep = 64;
-  *op = RecvOp{};  // drops the request and any registration lease now
-  if (spare_recvs_.size() < keep) spare_recvs_.push_back(std::move(op));
-}
-
-// The message is consumed either way: a too-small buffer fails the receive.
-void Peer::finish_eager_recv(RecvOpPtr op, const std::byte* data, std::size_t bytes) {
-  if (bytes > op->capacity) {
-    op->request->fail(truncation(op->tag, bytes, op->capacity));
-  } else {
-    if (bytes > 0) std::memcpy(op->buf, data, bytes);
-    op->request->complete(bytes);
-  }
-  recycle(std::move(op));
-}
-
-std::exception_ptr Peer::truncation(Tag tag, std::uint64_t bytes, std::size_t capacity) const {
-  return std::make_exception_ptr(IoError(core_.rank, peer_, "rdma recv tag " + std::to_string(tag),
-                                         "message of " + std::to_string(bytes) +
-                                             " bytes exceeds receive buffer of " + std::to_string(capacity) + " bytes"));
-}
-
-void Peer::erase_recv(std::uint32_t id) {
-  auto it = recvs_.find(id);
-  if (it == recvs_.end()) return;
-  RecvOpPtr op = std::move(it->second);
-  recvs_.erase(it);
-  recycle(std::move(op));
-}
-
-void Peer::erase_send(std::uint32_t id) { sends_.erase(id); }
-
 std::uint32_t Peer::cancel(Request& request) {
   request.mark_cancelled();
-  return request.kind() == Request::Kind::recv ? cancel_recv(request) : cancel_send(request);
-}
-
-std::uint32_t Peer::cancel_recv(const Request& request) {
-  auto posted = std::find_if(posted_.begin(), posted_.end(), [&](const RecvOpPtr& op) { return op->request.get() == &request; });
-  if (posted != posted_.end()) {
-    RecvOpPtr op = std::move(*posted);
-    posted_.erase(posted);
-    recycle(std::move(op));
-    return 0;
+  if (request.kind() == Request::Kind::recv) {
+    if (matching_.withdraw(request)) return 0;
+    const std::uint32_t drain = rendezvous_in_.cancel(request);
+    flush();  // a RECV_ABORT, or a CTS that now refuses the message
+    return drain;
   }
-  auto it = std::find_if(recvs_.begin(), recvs_.end(), [&](auto& e) { return e.second->request.get() == &request; });
-  if (it == recvs_.end()) return 0;
-  RecvOp& op = *it->second;
-  switch (op.state) {
-    case RecvState::posted:  // not in recvs_
-      return 0;
-    case RecvState::cts_queued:  // the CTS is still ours: make it drop the message
-      for (MsgHeader& h : control_)
-        if (h.kind == MsgKind::cts && h.recv_id == op.id)
-          h = MsgHeader{.kind = MsgKind::cts, .flags = cts_truncated, .send_id = h.send_id};
-      erase_recv(op.id);
-      return 0;
-    case RecvState::awaiting_data:  // the peer may be writing: it must confirm it stopped
-      log::trace("rdma peer {}: recv {} awaiting_data -> draining (cancelled)", peer_, op.id);
-      queue_control(MsgHeader{.kind = MsgKind::recv_abort, .send_id = op.send_id, .recv_id = op.id});
-      op.state = RecvState::draining;
-      flush();
-      return op.id;
-    case RecvState::draining:
-      return op.id;
-  }
-  return 0;
-}
-
-std::uint32_t Peer::cancel_send(const Request& request) {
-  auto it = std::find_if(sends_.begin(), sends_.end(), [&](auto& e) { return e.second->request.get() == &request; });
-  if (it == sends_.end()) return 0;
-  SendOp& op = *it->second;
-  if (op.state == SendState::queued) {
-    outbox_.erase(std::find(outbox_.begin(), outbox_.end(), &op));
-    erase_send(op.id);
-  } else if (op.state == SendState::writing && !op.final_posted && !op.stop) {
-    op.stop = true;  // no more chunks; the receiver hears SEND_ABORT after those in flight
-    op.send_abort = true;
+  if (!withdraw_queued(request)) {
+    rendezvous_out_.cancel(request);
     flush();
   }
-  // awaiting_cts: the op stays until its CTS arrives and is answered with SEND_ABORT.
   return 0;
 }
 
-bool Peer::draining(std::uint32_t recv_id) const { return recvs_.count(recv_id) != 0; }
+bool Peer::withdraw_queued(const Request& request) {
+  auto it = std::find_if(outbox_.begin(), outbox_.end(), [&](const auto& op) { return op->request.get() == &request; });
+  if (it == outbox_.end()) return false;
+  outbox_.erase(it);
+  return true;
+}
 
 Channel& Peer::make_channel() {
   Where where{core_.rank, peer_};
@@ -248,10 +120,10 @@ Channel& Peer::make_channel() {
 
 void Peer::on_connected() {
   link_ = Link::connected;
-  heard_ = std::chrono::steady_clock::now();
+  keep_alive_.on_connected();
   ++core_.stats.connected_peers;
   log::debug("rdma peer {}: connected (QP {:#x}, inline {} bytes, eager {} bytes)", peer_, channel_->qpn(),
-             channel_->config().max_inline, std::min(core_.options.eager_limit, channel_->eager_capacity()));
+             channel_->config().max_inline, eager_.limit(*channel_));
   flush();
 }
 
@@ -267,18 +139,14 @@ void Peer::fail(const std::exception_ptr& error) {
     if (!has_operations()) log::debug("rdma peer {}: closed: {}", peer_, e.what());
     else log::warn("rdma peer {}: failed: {}", peer_, e.what());
   }
-  for (auto& [id, op] : sends_) op->request->fail(error);
-  for (auto& [id, op] : recvs_) op->request->fail(error);
-  for (auto& op : posted_) op->request->fail(error);
+  for (auto& op : outbox_) op->request->fail(error);
   outbox_.clear();
-  writers_.clear();
-  control_.clear();
-  posted_.clear();
-  sends_.clear();
-  recvs_.clear();
+  rendezvous_out_.fail(error);
+  rendezvous_in_.fail(error);
   // Eager messages that arrived before the failure can still be received;
   // a request to send cannot be served any more.
-  std::erase_if(unexpected_, [](const Unexpected& u) { return u.rts; });
+  matching_.fail_all([&](PostedReceive& receive) { receive.request->fail(error); },
+                     [](const UnexpectedMessage& message) { return message.rts; });
 }
 
 bool Peer::poll() {
@@ -287,7 +155,7 @@ bool Peer::poll() {
   int n = 0;
   try {
     n = channel_->poll(wcs);
-    if (n > 0) heard_since_check_ = true;
+    if (n > 0) keep_alive_.heard();
     for (int i = 0; i < n; ++i)
       if (link_ != Link::failed) on_completion(wcs[i]);
   } catch (const IoError&) {
@@ -299,24 +167,12 @@ bool Peer::poll() {
 
 bool Peer::flush_queued(bool probe_check) {
   try {
-    bool moved = false;
-    while (!control_.empty() && channel_->can_send(control_.front().kind)) {
-      MsgHeader header = control_.front();
-      control_.pop_front();
-      if (header.kind == MsgKind::cts)
-        if (auto it = recvs_.find(header.recv_id); it != recvs_.end()) it->second->state = RecvState::awaiting_data;
-      log::trace("rdma peer {}: post {} send {} recv {}", peer_, kind_name(header.kind), header.send_id, header.recv_id);
-      channel_->send(header, nullptr, 0);
-      moved = true;
-    }
+    bool moved = rendezvous_in_.post_control(*channel_);
+    moved |= rendezvous_out_.post_control(*channel_);
     if (!outbox_.empty()) moved |= post_outbox();
-    if (!writers_.empty()) moved |= pump_all_writes();
-    if (channel_->owes_credits() && channel_->can_send(MsgKind::credit)) {
-      channel_->send(MsgHeader{.kind = MsgKind::credit}, nullptr, 0);
-      ++core_.stats.credit_messages;
-      moved = true;
-    }
-    if (probe_check) probe_if_quiet();
+    moved |= rendezvous_out_.post_writes(*channel_);
+    moved |= eager_.return_credits(*channel_);
+    if (probe_check) keep_alive_.probe_if_quiet(*channel_, has_operations());
     return moved;
   } catch (const IoError&) {
     fail(std::current_exception());
@@ -324,24 +180,90 @@ bool Peer::flush_queued(bool probe_check) {
   }
 }
 
-// A peer we wait for but do not hear from may be dead, and on the bootstrap
-// path nothing else would tell us (rdma_cm reports DISCONNECTED; a send of
-// ours would run out of retries, but a receiver awaiting data sends
-// nothing). So after keepalive_interval of silence with operations pending,
-// ask the peer's device for an ACK. A live peer's device answers even while
-// its process computes; a dead one's QP is gone and the probe's failed
-// completion fails the peer (on_failed_completion).
-void Peer::probe_if_quiet() {
-  auto interval = core_.options.keepalive_interval;
-  if (interval.count() == 0 || probing_ || !has_operations()) return;
-  auto now = std::chrono::steady_clock::now();
-  if (std::exchange(heard_since_check_, false)) heard_ = now;
-  if (now - heard_ < interval || !channel_->can_write(false)) return;
-  log::trace("rdma peer {}: quiet for {} ms with operations pending: keep-alive probe", peer_,
-             std::chrono::duration_cast<std::chrono::milliseconds>(now - heard_).count());
-  channel_->probe();
-  probing_ = true;
-  ++core_.stats.keepalive_probes;
+// Posts queued sends in order while the channel has room: an eager one
+// whole, a rendezvous one as its RTS. A post that throws leaves its send
+// queued, so that the failure fails it.
+bool Peer::post_outbox() {
+  bool moved = false;
+  while (!outbox_.empty()) {
+    SendOp& op = *outbox_.front();
+    if (op.bytes <= eager_.limit(*channel_)) {
+      if (!eager_.try_send(*channel_, op.tag, op.buf, op.bytes)) break;
+      op.request->complete(op.bytes);
+    } else if (!rendezvous_out_.try_start(*channel_, outbox_.front())) {
+      break;
+    }
+    outbox_.pop_front();
+    moved = true;
+  }
+  return moved;
+}
+
+void Peer::on_completion(const ibv_wc& wc) {
+  if (wc.status != IBV_WC_SUCCESS) return on_failed_completion(wc);
+  switch (wr_kind(wc.wr_id)) {
+    case WrKind::recv: return on_receive(wc);
+    case WrKind::send_bounce:
+    case WrKind::send_inline:
+      channel_->on_send_completion();
+      return;
+    case WrKind::write:
+    case WrKind::write_imm:
+      channel_->on_send_completion();
+      rendezvous_out_.on_write_done(wc.wr_id, wr_kind(wc.wr_id) == WrKind::write_imm);
+      return;
+    case WrKind::probe:
+      channel_->on_send_completion();
+      keep_alive_.on_probe_done();
+      return;
+  }
+  throw IoError(core_.rank, peer_, "rdma completion", "unknown work request id " + std::to_string(wc.wr_id));
+}
+
+// A failed completion names what failed (from our wr_id: a failed
+// completion's opcode is undefined), the QP and the device's status; it
+// fails every request on the peer.
+void Peer::on_failed_completion(const ibv_wc& wc) {
+  std::string what = std::string(wr_kind_name(wr_kind(wc.wr_id)));
+  std::string cause = std::string(ibv_wc_status_str(wc.status)) + " (status " + std::to_string(wc.status) +
+                      ", vendor error " + hex(wc.vendor_err) + ")";
+  if (wc.status == IBV_WC_RETRY_EXC_ERR) cause += ": the peer's queue pair does not answer (process gone? path down?)";
+  fail(std::make_exception_ptr(IoError(core_.rank, peer_, "rdma " + what + " on QP " + hex(wc.qp_num), cause)));
+}
+
+// A ring slot filled: a SEND from the peer, or the immediate of the last
+// write of a rendezvous. The slot is reposted once its payload is consumed.
+void Peer::on_receive(const ibv_wc& wc) {
+  const std::size_t slot = wr_value(wc.wr_id);
+  if (wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
+    channel_->repost(slot);
+    return rendezvous_in_.on_write_imm(ntohl(wc.imm_data));
+  }
+  auto slot_bytes = channel_->slot(slot);
+  const std::size_t length = std::min<std::size_t>(wc.byte_len, slot_bytes.size());
+  Message message;
+  if (MessageFault fault = decode_message(slot_bytes.data(), length, message); fault != MessageFault::none)
+    throw IoError(core_.rank, peer_, "rdma recv", message_problem(fault, message, length));
+  on_message(message.header, message.payload, message.payload_bytes);
+  channel_->repost(slot);
+}
+
+void Peer::on_message(const MsgHeader& header, const std::byte* payload, std::size_t payload_bytes) {
+  if (!channel_->add_credits(header.credits))
+    throw IoError(core_.rank, peer_, "rdma recv", "peer returned " + std::to_string(header.credits) +
+                                                      " credits, more than its ring holds");
+  if (log::get().should_log(spdlog::level::trace)) [[unlikely]]
+    log::trace("rdma peer {}: got {} tag {} length {} send {} recv {} credits {}", peer_, kind_name(header.kind),
+               header.tag, header.length, header.send_id, header.recv_id, header.credits);
+  switch (header.kind) {
+    case MsgKind::eager: return eager_.on_eager(header, payload, payload_bytes);
+    case MsgKind::rts: return rendezvous_in_.on_rts(header);
+    case MsgKind::cts: return rendezvous_out_.on_cts(header);
+    case MsgKind::credit: return;
+    case MsgKind::recv_abort: return rendezvous_out_.on_recv_abort(header);
+    case MsgKind::send_abort: return rendezvous_in_.on_send_abort(header);
+  }
+  throw IoError(core_.rank, peer_, "rdma recv", "unknown message kind " + std::to_string(static_cast<int>(header.kind)));
 }
 
 }  // namespace rcoll::transport::rdma

@@ -19,7 +19,7 @@ namespace rcoll::transport::tcp {
 // The send whose buffer a queued frame's payload is.
 struct FrameOwner {
   RequestPtr request;      // may be null (frames without a user payload)
-  std::size_t credit = 0;  // credit the payload holds (peer.hpp)
+  std::size_t credit = 0;  // credit the payload holds (credit_window.hpp)
 };
 
 class SendQueue {

@@ -1,5 +1,5 @@
 // TCP transport: requests, progress and the factory. Connection set-up is in
-// tcp_connections.cpp; the protocols are in peer.cpp / peer_frames.cpp.
+// tcp_connections.cpp; the protocols are in peer.hpp and the classes it owns.
 #include "transport/tcp/tcp_transport.hpp"
 
 #include <algorithm>

@@ -91,7 +91,7 @@ inline constexpr std::size_t free_eager_limit = 64 * 1024;
 
 // The credit window of the connections of a job of `world_size` ranks: how
 // many bytes of credited EAGER frames (larger than free_eager_limit) each
-// rank may have outstanding towards each peer (peer.hpp).
+// rank may have outstanding towards each peer (credit_window.hpp).
 std::size_t credit_window(int world_size) noexcept;
 
 // The largest message a sender sends as a credited EAGER frame: a quarter
