@@ -18,6 +18,7 @@
 
 #include "bootstrap/messages.hpp"
 #include "bootstrap/tcp_server.hpp"
+#include "common/log.hpp"
 #include "rcoll/errors.hpp"
 
 namespace {
@@ -108,6 +109,7 @@ int report(const BootstrapServer& server) {
 
 int main(int argc, char** argv) {
   auto config = parse_args(argc, argv);
+  if (const char* level = std::getenv("RCOLL_LOG"); level != nullptr && *level != '\0') rcoll::log::set_level(level);
   install_signal_handlers();
   try {
     BootstrapServer server(config);

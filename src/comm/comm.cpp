@@ -1,13 +1,12 @@
 // The public Comm: argument forwarding to CommImpl, and the two ways to
 // create one (from the environment, from explicit options).
-#include <cstdlib>
 #include <memory>
 
 #include "bootstrap/in_memory.hpp"
 #include "bootstrap/tcp_client.hpp"
 #include "bootstrap/tcp_server.hpp"
 #include "comm/comm_impl.hpp"
-#include "comm/env_options.hpp"
+#include "comm/environment.hpp"
 #include "comm/validate.hpp"
 #include "common/log.hpp"
 #include "topology/apply.hpp"
@@ -17,13 +16,16 @@
 namespace rcoll {
 
 Comm Comm::from_env() {
+  if (auto level = comm::process_settings_from_env().log_level) log::set_level(*level);
   Options options = comm::options_from_env();
   log::set_rank(options.rank);
   // Placement binds the whole process, so it belongs to launched ranks (one
   // process each), not to Comm::create, which tests call from several threads.
   // It runs before the transport exists so later threads inherit the binding.
-  std::string device = std::getenv("RCOLL_IB_DEV") ? std::getenv("RCOLL_IB_DEV") : options.socket_ifname;
-  topology::apply_placement_from_env(options.rank, options.local_rank, options.local_size, device);
+  const comm::PlacementRequest placement = comm::placement_from_env(options);
+  const topology::PlacementReport report =
+      topology::apply_placement(placement.policy, options.local_rank, options.local_size, placement.device);
+  if (placement.report) topology::print_bindings(report, options.rank, options.local_rank, options.local_size);
   return create(options);
 }
 

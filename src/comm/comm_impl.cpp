@@ -6,10 +6,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 
 #include "bootstrap/tcp_server.hpp"
 #include "collectives/collectives.hpp"
+#include "comm/environment.hpp"
 #include "comm/rank_card.hpp"
 #include "comm/shared_settings.hpp"
 #include "comm/tags.hpp"
@@ -32,17 +32,14 @@ constexpr auto diagnosis_grace = std::chrono::milliseconds(200);
 // Bound on Comm::abort's publication of its reason.
 constexpr auto abort_publish_bound = std::chrono::seconds(1);
 
-bool status_signal_requested() {
-  const char* value = std::getenv("RCOLL_STATUS_SIGNAL");
-  return value != nullptr && std::strcmp(value, "1") == 0;
-}
-
 }  // namespace
 
 CommImpl::CommImpl(const Options& options, const JoinFunction& join,
                    std::unique_ptr<bootstrap::BootstrapServer> server, const TransportFactory& make_transport)
     : options_(options), server_(std::move(server)), state_(std::make_shared<diagnostics::CallState>(options.rank)) {
   validate_options(options_);
+  const ProcessSettings settings = process_settings_from_env();
+  if (settings.log_level) log::set_level(*settings.log_level);
   log::set_rank(options_.rank);
   Deadline deadline = Deadline::after(options_.timeout);
   transport::TransportConfig config;
@@ -51,12 +48,14 @@ CommImpl::CommImpl(const Options& options, const JoinFunction& join,
   config.job_token = options_.job_token;
   config.socket_ifname = options_.socket_ifname;
   config.connect_timeout = options_.timeout;
+  config.rdma = settings.rdma;
+  config.tcp_send_buffer = settings.tcp_send_buffer;
   transport_ = make_transport ? make_transport(config) : transport::make_transport(options_.transport, config);
   transport_name_ = std::string(transport_->name());
   join_job(join, deadline);
   diagnosis_.emplace(*bootstrap_, options_.rank, options_.size);
   failures_.emplace(*bootstrap_, options_.rank, options_.size);
-  if (status_signal_requested()) diagnostics::status::enable_signal();
+  if (settings.status_signal) diagnostics::status::enable_signal();
   diagnostics::status::track(state_);
   log::info("joined: rank {} of {} (local {} of {} on a host of {} CPUs, {} hosts), transport {}", options_.rank,
             options_.size, layout_.local_rank, layout_.local_size, topology::this_host().cpus, layout_.hosts,

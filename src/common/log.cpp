@@ -2,7 +2,6 @@
 
 #include <spdlog/sinks/stdout_sinks.h>
 
-#include <cstdlib>
 #include <mutex>
 #include <string>
 
@@ -14,20 +13,11 @@ std::string pattern_for(int rank) {
   return "[rcoll r" + who + "] [%l] %v";
 }
 
-spdlog::level::level_enum level_from_env() {
-  const char* value = std::getenv("RCOLL_LOG");
-  if (value == nullptr || *value == '\0') return spdlog::level::warn;
-  auto level = spdlog::level::from_str(value);
-  // from_str answers "off" for unknown names; keep warnings on instead.
-  if (level == spdlog::level::off && std::string(value) != "off") return spdlog::level::warn;
-  return level;
-}
-
 std::shared_ptr<spdlog::logger> make_logger() {
   // stderr, unsynchronised sink behind our own mutex-free use: spdlog's _mt
   // sink is used because ranks-as-threads tests log from several threads.
   auto logger = std::make_shared<spdlog::logger>("rcoll", std::make_shared<spdlog::sinks::stderr_sink_mt>());
-  logger->set_level(level_from_env());
+  logger->set_level(spdlog::level::warn);
   logger->set_pattern(pattern_for(-1));
   logger->flush_on(spdlog::level::warn);
   return logger;
@@ -41,5 +31,12 @@ spdlog::logger& get() {
 }
 
 void set_rank(int rank) { get().set_pattern(pattern_for(rank)); }
+
+void set_level(std::string_view name) {
+  auto level = spdlog::level::from_str(std::string(name));
+  // from_str answers "off" for unknown names; keep warnings on instead.
+  if (level == spdlog::level::off && name != "off") level = spdlog::level::warn;
+  get().set_level(level);
+}
 
 }  // namespace rcoll::log

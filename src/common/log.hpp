@@ -1,8 +1,11 @@
 // Logging: one spdlog logger per process, every line prefixed with the rank.
-// Level from RCOLL_LOG=off|error|warn|info|debug|trace (default warn).
+// Level warn until set_level (the communicator sets RCOLL_LOG's:
+// comm/environment.hpp).
 #pragma once
 
 #include <spdlog/spdlog.h>
+
+#include <string_view>
 
 namespace rcoll::log {
 
@@ -10,6 +13,8 @@ namespace rcoll::log {
 spdlog::logger& get();
 // Sets the rank shown in the prefix ("[rcoll r3] ..."); -1 shows "?".
 void set_rank(int rank);
+// off, error, warn, info, debug or trace; any other name: warn.
+void set_level(std::string_view name);
 
 template <typename... Args>
 void error(spdlog::format_string_t<Args...> fmt, Args&&... args) { get().error(fmt, std::forward<Args>(args)...); }

@@ -1,7 +1,6 @@
 #include "topology/apply.hpp"
 
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
 
 #include "common/log.hpp"
@@ -13,21 +12,6 @@ namespace rcoll::topology {
 namespace {
 
 std::string numa_text(int node) { return node < 0 ? "any" : "numa" + std::to_string(node); }
-
-bool env_flag(const char* name) {
-  const char* value = std::getenv(name);
-  if (value == nullptr) return false;
-  std::string_view text(value);
-  return text == "1" || text == "true" || text == "yes" || text == "on";
-}
-
-BindPolicy env_policy() {
-  const char* value = std::getenv("RCOLL_BIND");
-  if (value == nullptr || *value == '\0') return BindPolicy::none;
-  if (auto policy = parse_bind_policy(value)) return *policy;
-  log::warn("RCOLL_BIND={} is not one of none|core|numa|nic|auto; not binding", value);
-  return BindPolicy::none;
-}
 
 }  // namespace
 
@@ -107,13 +91,9 @@ PlacementReport apply_placement(BindPolicy policy, int local_rank, int local_siz
   return report;
 }
 
-PlacementReport apply_placement_from_env(int rank, int local_rank, int local_size, std::string_view device_name) {
-  PlacementReport report = apply_placement(env_policy(), local_rank, local_size, device_name);
-  if (env_flag("RCOLL_REPORT_BINDINGS")) {
-    std::fprintf(stderr, "rcoll bindings: %s\n", report.summary(rank, local_rank, local_size).c_str());
-    std::fflush(stderr);
-  }
-  return report;
+void print_bindings(const PlacementReport& report, int rank, int local_rank, int local_size) {
+  std::fprintf(stderr, "rcoll bindings: %s\n", report.summary(rank, local_rank, local_size).c_str());
+  std::fflush(stderr);
 }
 
 }  // namespace rcoll::topology

@@ -1,9 +1,9 @@
 // Applying a placement to this process: the one call the communicator makes.
 //
 // rcoll-run passes RCOLL_BIND=none|core|numa|nic|auto and RCOLL_REPORT_BINDINGS=1
-// to the ranks; the library calls apply_placement_from_env() when it creates
-// the communicator, before it starts any thread of its own, so that those
-// threads inherit the binding. Placement never fails a job: every problem
+// to the ranks; Comm::from_env reads them (comm/environment.hpp) and calls
+// apply_placement() before the library starts any thread of its own, so
+// that those threads inherit the binding. Placement never fails a job: every problem
 // becomes a fallback and a reason in the report.
 #pragma once
 
@@ -45,10 +45,7 @@ struct PlacementReport {
 PlacementReport apply_placement(BindPolicy policy, int local_rank, int local_size,
                                 std::string_view device_name = {});
 
-// Reads RCOLL_BIND (unset or empty: none; an unknown value is warned about
-// and treated as none) and RCOLL_REPORT_BINDINGS (1/true/yes: print the
-// summary to stderr), then applies placement as above.
-PlacementReport apply_placement_from_env(int rank, int local_rank, int local_size,
-                                         std::string_view device_name = {});
+// Prints "rcoll bindings: <summary>" on stderr (rcoll-run --report-bindings).
+void print_bindings(const PlacementReport& report, int rank, int local_rank, int local_size);
 
 }  // namespace rcoll::topology

@@ -25,13 +25,9 @@ std::unique_ptr<Transport> rdma_transport(const TransportConfig& config) {
 
 }  // namespace
 
-std::string rdma_unavailable_reason() {
+std::string rdma_unavailable_reason([[maybe_unused]] const rdma::RdmaOptions& options) {
 #if RCOLL_WITH_RDMA
-  try {
-    return rdma_unavailable_reason(rdma::RdmaOptions::from_env());
-  } catch (const Error& e) {
-    return e.what();
-  }
+  return rdma::unavailable_reason(options);
 #else
   return no_rdma_in_build;
 #endif
@@ -44,7 +40,7 @@ std::unique_ptr<Transport> make_transport(TransportKind kind, const TransportCon
     case TransportKind::rdma:
       return rdma_transport(config);
     case TransportKind::automatic: {
-      std::string reason = rdma_unavailable_reason();
+      std::string reason = rdma_unavailable_reason(config.rdma);
       if (reason.empty()) return rdma_transport(config);
       // One visible line per job (rank 0), the rest at info: the fallback is
       // expected on hosts without RDMA, but the user should know it happened.

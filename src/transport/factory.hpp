@@ -3,9 +3,11 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "rcoll/options.hpp"
+#include "transport/rdma/rdma_options.hpp"
 #include "transport/transport.hpp"
 
 namespace rcoll::transport {
@@ -19,15 +21,21 @@ struct TransportConfig {
   // Interface name or IPv4 address to listen on and to publish; empty: any.
   std::string socket_ifname;
   std::chrono::milliseconds connect_timeout{std::chrono::seconds(60)};
+  // The backends' own settings (the communicator reads them from RCOLL_IB_*
+  // and RCOLL_TCP_SNDBUF: comm/environment.hpp); a backend reads no variable.
+  rdma::RdmaOptions rdma;
+  // The kernel send buffer for large TCP payloads (tcp/send_buffer.hpp);
+  // nullopt: the default.
+  std::optional<std::size_t> tcp_send_buffer;
 };
 
 // `automatic` picks RDMA when a usable device exists, else TCP, and logs why.
 // `rdma` in a build without RDMA (RCOLL_WITH_RDMA=OFF): InvalidArgument.
 std::unique_ptr<Transport> make_transport(TransportKind kind, const TransportConfig& config);
 
-// Why `automatic` would not pick RDMA here, in one line; empty if it would.
-// With the RCOLL_IB_* settings: no device, no ACTIVE port, ...
-// (rdma/rdma_transport.hpp); in a build without RDMA, that the build has none.
-std::string rdma_unavailable_reason();
+// Why `automatic` would not pick RDMA here with `options`, in one line;
+// empty if it would: no device, no ACTIVE port, ... (rdma/rdma_transport.hpp);
+// in a build without RDMA, that the build has none.
+std::string rdma_unavailable_reason(const rdma::RdmaOptions& options = {});
 
 }  // namespace rcoll::transport

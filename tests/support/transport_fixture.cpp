@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "bootstrap/in_memory.hpp"
+#include "comm/environment.hpp"
 #include "common/deadline.hpp"
 #include "support/run_ranks.hpp"
 #include "transport/factory.hpp"
@@ -50,7 +51,7 @@ TransportWorld tcp_world(int size) {
 transport::rdma::RdmaOptions rdma_options(const std::string& backend) {
   using transport::rdma::ConnectMode;
   using transport::rdma::PollMode;
-  auto options = transport::rdma::RdmaOptions::from_env();
+  auto options = comm::rdma_options_from_env();
   options.chunk_bytes = 64 * 1024;
   options.discovery_interval = 5ms;
   options.connect = ConnectMode::bootstrap;
@@ -106,7 +107,7 @@ bool is_rdma_backend(const std::string& backend) { return backend.rfind("rdma", 
 
 std::string backend_unavailable_reason(const std::string& backend) {
   if (!is_rdma_backend(backend)) return {};
-  static const std::string why = transport::rdma_unavailable_reason();
+  static const std::string why = transport::rdma_unavailable_reason(comm::rdma_options_from_env());
   if (why.empty()) return {};
   if (!RCOLL_WITH_RDMA) return why;  // the build's reason, not the machine's
   return "no RDMA device: run ctest -L rdma to run this in the Soft-RoCE guest (" + why + ")";

@@ -5,8 +5,9 @@
 #include <map>
 #include <string>
 
-#include "comm/env_options.hpp"
+#include "comm/environment.hpp"
 #include "rcoll/errors.hpp"
+#include "support/scoped_env.hpp"
 
 namespace rcoll::comm {
 namespace {
@@ -154,6 +155,86 @@ TEST(EnvOptions, CheckIsOffUnlessRcollCheckIsOne) {
   {
     ScopedEnv env(std::map<std::string, std::string>{{"RCOLL_CHECK", "0"}});
     EXPECT_FALSE(options_from_env().check);
+  }
+}
+
+// ------------------------------------------------------------ process settings
+
+TEST(EnvProcess, LogStatusAndTcpSendBuffer) {
+  test::ScopedEnv log("RCOLL_LOG", "debug"), status("RCOLL_STATUS_SIGNAL", "1"), sndbuf("RCOLL_TCP_SNDBUF", "2M");
+  const ProcessSettings s = process_settings_from_env();
+  EXPECT_EQ(s.log_level, "debug");
+  EXPECT_TRUE(s.status_signal);
+  EXPECT_EQ(s.tcp_send_buffer, std::size_t{2} << 20);
+}
+
+TEST(EnvProcess, UnsetMeansDefaults) {
+  test::ScopedEnv log("RCOLL_LOG", nullptr), status("RCOLL_STATUS_SIGNAL", nullptr), sndbuf("RCOLL_TCP_SNDBUF", nullptr);
+  const ProcessSettings s = process_settings_from_env();
+  EXPECT_FALSE(s.log_level.has_value());
+  EXPECT_FALSE(s.status_signal);
+  EXPECT_FALSE(s.tcp_send_buffer.has_value());
+}
+
+TEST(EnvProcess, AMalformedSendBufferNamesTheVariable) {
+  test::ScopedEnv sndbuf("RCOLL_TCP_SNDBUF", "lots");
+  try {
+    process_settings_from_env();
+    ADD_FAILURE() << "RCOLL_TCP_SNDBUF=lots was accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("RCOLL_TCP_SNDBUF='lots'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(EnvPlacement, PolicyReportAndDevice) {
+  Options options;
+  options.socket_ifname = "eth7";
+  {
+    test::ScopedEnv bind("RCOLL_BIND", "nic"), report("RCOLL_REPORT_BINDINGS", "yes"), dev("RCOLL_IB_DEV", nullptr);
+    const PlacementRequest r = placement_from_env(options);
+    EXPECT_EQ(r.policy, topology::BindPolicy::nic);
+    EXPECT_TRUE(r.report);
+    EXPECT_EQ(r.device, "eth7");
+  }
+  {
+    // An unknown policy is warned about and not applied; the RDMA device wins over the interface.
+    test::ScopedEnv bind("RCOLL_BIND", "socket"), report("RCOLL_REPORT_BINDINGS", nullptr), dev("RCOLL_IB_DEV", "mlx5_0");
+    const PlacementRequest r = placement_from_env(options);
+    EXPECT_EQ(r.policy, topology::BindPolicy::none);
+    EXPECT_FALSE(r.report);
+    EXPECT_EQ(r.device, "mlx5_0");
+  }
+}
+
+// ------------------------------------------------------------ RCOLL_IB_*
+
+using EnvVar = test::ScopedEnv;
+
+TEST(EnvRdma, EnvironmentIsParsed) {
+  EnvVar a("RCOLL_IB_DEV", "mlx5_1"), b("RCOLL_IB_PORT", "2"), c("RCOLL_IB_GID_INDEX", "3"),
+      d("RCOLL_IB_CM", "rdmacm"), e("RCOLL_IB_POLL", "event"), f("RCOLL_IB_EAGER_LIMIT", "4K"),
+      g("RCOLL_IB_CHUNK", "1M"), h("RCOLL_IB_MR_CACHE", "0"), i("RCOLL_IB_DISCOVERY_MS", "0"),
+      j("RCOLL_IB_KEEPALIVE_MS", "250");
+  transport::rdma::RdmaOptions o = rdma_options_from_env();
+  EXPECT_EQ(o.device, "mlx5_1");
+  EXPECT_EQ(o.port, 2);
+  EXPECT_EQ(o.gid_index, 3);
+  EXPECT_EQ(o.connect, transport::rdma::ConnectMode::rdmacm);
+  EXPECT_EQ(o.poll, transport::rdma::PollMode::event);
+  EXPECT_EQ(o.eager_limit, 4096u);
+  EXPECT_EQ(o.chunk_bytes, 1u << 20);
+  EXPECT_FALSE(o.mr_cache);
+  EXPECT_EQ(o.discovery_interval.count(), 0);
+  EXPECT_EQ(o.keepalive_interval.count(), 250);
+}
+
+TEST(EnvRdma, BadValuesAreInvalidArguments) {
+  for (auto [name, value] : {std::pair{"RCOLL_IB_PORT", "0"}, {"RCOLL_IB_PORT", "1x"}, {"RCOLL_IB_CM", "tcp"},
+                             {"RCOLL_IB_EAGER_LIMIT", "8Q"}, {"RCOLL_IB_EAGER_LIMIT", "2G"},
+                             {"RCOLL_IB_CHUNK", "100"}, {"RCOLL_IB_RING_SLOTS", "2"},
+                             {"RCOLL_IB_KEEPALIVE_MS", "-1"}}) {
+    EnvVar var(name, value);
+    EXPECT_THROW(rdma_options_from_env(), InvalidArgument) << name << "=" << value;
   }
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bootstrap/in_memory.hpp"
+#include "comm/environment.hpp"
 #include "common/deadline.hpp"
 #include "support/run_ranks.hpp"
 #include "transport/rdma/rdma_transport.hpp"
@@ -20,7 +21,7 @@
 // Outside the Soft-RoCE guest (or any RDMA host) the tests skip, saying why.
 #define RCOLL_REQUIRE_RDMA()                                                                              \
   do {                                                                                                    \
-    if (std::string why = ::rcoll::transport::rdma_unavailable_reason(); !why.empty())                   \
+    if (std::string why = ::rcoll::transport::rdma_unavailable_reason(::rcoll::comm::rdma_options_from_env()); !why.empty())                   \
       GTEST_SKIP() << "no RDMA device: run ctest -L rdma to run this in the Soft-RoCE guest (" << why << ")"; \
   } while (0)
 

@@ -5,7 +5,6 @@
 #include <cstring>
 
 #include "rcoll/errors.hpp"
-#include "support/scoped_env.hpp"
 #include "transport/rdma/rdma_transport.hpp"
 #include "transport/rdma/wire.hpp"
 
@@ -57,36 +56,6 @@ TEST(RdmaWire, KindsHaveNamesForLogs) {
   EXPECT_EQ(kind_name(MsgKind::cts), "CTS");
   EXPECT_EQ(kind_name(MsgKind::send_abort), "SEND_ABORT");
   EXPECT_EQ(kind_name(static_cast<MsgKind>(99)), "UNKNOWN");
-}
-
-using EnvVar = test::ScopedEnv;
-
-TEST(RdmaOptions, EnvironmentIsParsed) {
-  EnvVar a("RCOLL_IB_DEV", "mlx5_1"), b("RCOLL_IB_PORT", "2"), c("RCOLL_IB_GID_INDEX", "3"),
-      d("RCOLL_IB_CM", "rdmacm"), e("RCOLL_IB_POLL", "event"), f("RCOLL_IB_EAGER_LIMIT", "4K"),
-      g("RCOLL_IB_CHUNK", "1M"), h("RCOLL_IB_MR_CACHE", "0"), i("RCOLL_IB_DISCOVERY_MS", "0"),
-      j("RCOLL_IB_KEEPALIVE_MS", "250");
-  RdmaOptions o = RdmaOptions::from_env();
-  EXPECT_EQ(o.device, "mlx5_1");
-  EXPECT_EQ(o.port, 2);
-  EXPECT_EQ(o.gid_index, 3);
-  EXPECT_EQ(o.connect, ConnectMode::rdmacm);
-  EXPECT_EQ(o.poll, PollMode::event);
-  EXPECT_EQ(o.eager_limit, 4096u);
-  EXPECT_EQ(o.chunk_bytes, 1u << 20);
-  EXPECT_FALSE(o.mr_cache);
-  EXPECT_EQ(o.discovery_interval.count(), 0);
-  EXPECT_EQ(o.keepalive_interval.count(), 250);
-}
-
-TEST(RdmaOptions, BadValuesAreInvalidArguments) {
-  for (auto [name, value] : {std::pair{"RCOLL_IB_PORT", "0"}, {"RCOLL_IB_PORT", "1x"}, {"RCOLL_IB_CM", "tcp"},
-                             {"RCOLL_IB_EAGER_LIMIT", "8Q"}, {"RCOLL_IB_EAGER_LIMIT", "2G"},
-                             {"RCOLL_IB_CHUNK", "100"}, {"RCOLL_IB_RING_SLOTS", "2"},
-                             {"RCOLL_IB_KEEPALIVE_MS", "-1"}}) {
-    EnvVar var(name, value);
-    EXPECT_THROW(RdmaOptions::from_env(), InvalidArgument) << name << "=" << value;
-  }
 }
 
 }  // namespace

@@ -14,7 +14,6 @@
 #include "common/byte_count.hpp"
 #include "common/fd.hpp"
 #include "rcoll/errors.hpp"
-#include "support/scoped_env.hpp"
 #include "support/transport_fixture.hpp"
 #include "transport/tcp/send_buffer.hpp"
 
@@ -39,7 +38,6 @@ int send_buffer_of(int fd) {
   return value;
 }
 
-using test::ScopedEnv;
 
 TEST(ByteCount, NumbersWithBinarySuffixes) {
   EXPECT_EQ(parse_byte_count("0"), 0u);
@@ -95,22 +93,13 @@ TEST(SendBuffer, SizedPerFrameLargePayloadsOnly) {
   EXPECT_EQ(autotuned.size_for(frame(FrameType::eager, 256 * KiB)), 0u);
 }
 
-TEST(SendBuffer, TheEnvironmentChoosesAndABadValueIsRefusedByName) {
-  {
-    ScopedEnv env("RCOLL_TCP_SNDBUF", "0");
-    EXPECT_EQ(SendBuffer::from_environment().bytes, 0u);
-  }
-  {
-    ScopedEnv env("RCOLL_TCP_SNDBUF", "lots");
-    try {
-      SendBuffer::from_environment();
-      ADD_FAILURE() << "RCOLL_TCP_SNDBUF=lots was accepted";
-    } catch (const InvalidArgument& e) {
-      EXPECT_NE(std::string(e.what()).find("RCOLL_TCP_SNDBUF='lots'"), std::string::npos) << e.what();
-    }
-  }
-  ScopedEnv env("RCOLL_TCP_SNDBUF", nullptr);
-  EXPECT_EQ(SendBuffer::from_environment().bytes, SendBuffer::choose(std::nullopt, host_wmem_max()).bytes);
+// The configured request (RCOLL_TCP_SNDBUF, read by comm/environment) with
+// this host's wmem_max.
+TEST(SendBuffer, ForThisHostIsTheChoiceWithTheHostsLimit) {
+  EXPECT_EQ(SendBuffer::for_this_host(0).bytes, 0u);
+  EXPECT_EQ(SendBuffer::for_this_host(std::nullopt).bytes, SendBuffer::choose(std::nullopt, host_wmem_max()).bytes);
+  EXPECT_EQ(SendBuffer::for_this_host(std::size_t{1} << 20).reason,
+            SendBuffer::choose(std::size_t{1} << 20, host_wmem_max()).reason);
 }
 
 TEST(SendBuffer, ApplySetsWhatTheKernelReports) {
@@ -164,7 +153,6 @@ void send_message(test::TransportWorld& world, std::size_t bytes, Tag tag) {
 // End to end: the connections a TCP transport makes (dialled and accepted)
 // carry the buffer, and the sender's follows the frames it writes.
 TEST(SendBuffer, TheTransportsConnectionsCarryItPerFrame) {
-  ScopedEnv env("RCOLL_TCP_SNDBUF", nullptr);
   const SendBuffer expected = SendBuffer::choose(std::nullopt, host_wmem_max());
   test::TransportWorld world = test::make_transport_world("tcp", 2);
   send_message(world, 3, 5);

@@ -133,27 +133,16 @@ TEST(HostApply, NoneLeavesTheBindingAlone) {
   EXPECT_NE(report.summary(2, 0, 1).find("device=rxe0 (numa unknown)"), std::string::npos) << report.summary(2, 0, 1);
 }
 
-TEST(HostApply, FromEnvironmentReportsAndFallsBack) {
+TEST(HostApply, ReportsAndFallsBack) {
   ProcessBindingGuard guard;
-  setenv("RCOLL_BIND", "nic", 1);
-  setenv("RCOLL_REPORT_BINDINGS", "1", 1);
+  PlacementReport report = apply_placement(BindPolicy::nic, 0, 1, "no_such_nic0");
   testing::internal::CaptureStderr();
-  PlacementReport report = apply_placement_from_env(5, 0, 1, "no_such_nic0");
+  print_bindings(report, 5, 0, 1);
   std::string printed = testing::internal::GetCapturedStderr();
   EXPECT_EQ(report.placement.applied, BindPolicy::core);
   EXPECT_NE(printed.find("rcoll bindings: rank 5 (local 0/1): bind=core"), std::string::npos) << printed;
   EXPECT_NE(printed.find("requested nic: nic -> core: no hwloc locality for no_such_nic0"), std::string::npos)
       << printed;
-
-  setenv("RCOLL_BIND", "socket", 1);
-  unsetenv("RCOLL_REPORT_BINDINGS");
-  testing::internal::CaptureStderr();
-  PlacementReport bogus = apply_placement_from_env(5, 0, 1);
-  std::string quiet = testing::internal::GetCapturedStderr();
-  unsetenv("RCOLL_BIND");
-  EXPECT_EQ(bogus.placement.applied, BindPolicy::none);
-  EXPECT_FALSE(bogus.bound);
-  EXPECT_EQ(quiet.find("rcoll bindings:"), std::string::npos) << quiet;
 }
 
 }  // namespace

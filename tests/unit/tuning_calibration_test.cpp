@@ -14,7 +14,7 @@
 
 #include "bootstrap/in_memory.hpp"
 #include "comm/comm_impl.hpp"
-#include "comm/env_options.hpp"
+#include "comm/environment.hpp"
 #include "support/run_ranks.hpp"
 #include "support/transport_fixture.hpp"
 #include "transport/inproc/inproc_transport.hpp"

@@ -241,7 +241,7 @@ BufferRegistration& BufferRegistration::operator=(BufferRegistration&& other) no
 namespace rcoll::transport {
 
 std::unique_ptr<Transport> make_rdma_transport(const TransportConfig& config) {
-  return make_rdma_transport(config, rdma::RdmaOptions::from_env());
+  return make_rdma_transport(config, config.rdma);
 }
 
 std::unique_ptr<Transport> make_rdma_transport(const TransportConfig& config, const rdma::RdmaOptions& options) {
@@ -249,7 +249,7 @@ std::unique_ptr<Transport> make_rdma_transport(const TransportConfig& config, co
   return std::make_unique<rdma::RdmaTransport>(config, options, std::move(device));
 }
 
-std::string rdma_unavailable_reason(const rdma::RdmaOptions& options) {
+std::string rdma::unavailable_reason(const RdmaOptions& options) {
   try {
     rdma::select_device(options, -1);
     return {};

@@ -13,43 +13,11 @@
 #include <string>
 
 #include "transport/factory.hpp"
+#include "transport/rdma/rdma_options.hpp"
 
 namespace rcoll::transport {
 
 namespace rdma {
-
-enum class PollMode { busy, event, automatic };
-enum class ConnectMode { bootstrap, rdmacm };
-
-// Tuning and device choice. from_env() reads the RCOLL_IB_* variables
-// (docs/RDMA.md lists them) and throws InvalidArgument for malformed values.
-struct RdmaOptions {
-  std::string device;       // RCOLL_IB_DEV: device name; empty = first with an ACTIVE port
-  int port = 0;             // RCOLL_IB_PORT: 0 = first ACTIVE port
-  int gid_index = -1;       // RCOLL_IB_GID_INDEX: -1 = the RoCE v2 GID of an IPv4 address
-  std::string address;      // RCOLL_IB_ADDR: IPv4 address naming device, port and GID
-  ConnectMode connect = ConnectMode::bootstrap;  // RCOLL_IB_CM=bootstrap|rdmacm
-  PollMode poll = PollMode::automatic;           // RCOLL_IB_POLL=busy|event|auto
-  std::size_t eager_limit = 8192;                // RCOLL_IB_EAGER_LIMIT (bytes)
-  int ring_slots = 32;                           // RCOLL_IB_RING_SLOTS: receive buffers per peer
-  std::size_t chunk_bytes = 512 * 1024;          // RCOLL_IB_CHUNK: rendezvous write size
-  int writes_in_flight = 4;                      // RCOLL_IB_WRITES: chunks outstanding per message
-  bool mr_cache = true;                          // RCOLL_IB_MR_CACHE=0 disables the cache
-  std::size_t mr_cache_entries = 256;            // RCOLL_IB_MR_CACHE_ENTRIES
-  std::size_t mr_cache_bytes = std::size_t(1) << 30;  // RCOLL_IB_MR_CACHE_BYTES
-  // How often a pending bootstrap handshake looks for the peer's key.
-  std::chrono::microseconds handshake_poll{200};
-  // How often an idle rank looks (one peer per look, round robin) whether a
-  // peer it never used wants to connect; 0 disables (RCOLL_IB_DISCOVERY_MS).
-  std::chrono::milliseconds discovery_interval{20};
-  // Keep-alive: after this long without a completion from a peer that has
-  // operations pending, probe it with a 0-byte RDMA WRITE; a dead peer's
-  // QP does not answer and the probe fails the peer (retry exceeded, about
-  // a second later). 0 disables (RCOLL_IB_KEEPALIVE_MS).
-  std::chrono::milliseconds keepalive_interval{1000};
-
-  static RdmaOptions from_env();
-};
 
 // Counters for tests and diagnostics.
 struct RdmaStats {
@@ -102,8 +70,11 @@ std::unique_ptr<Transport> make_rdma_transport(const TransportConfig& config, co
 
 // Why RDMA with `options` cannot run here (no device, no ACTIVE port, no
 // RoCE v2 GID with an IPv4 address, memlock limit too low, ...), in one
-// line; empty if it can. With the RCOLL_IB_* settings: factory.hpp.
-std::string rdma_unavailable_reason(const rdma::RdmaOptions& options);
+// line; empty if it can. factory.hpp's rdma_unavailable_reason is this in
+// builds with RDMA.
+namespace rdma {
+std::string unavailable_reason(const RdmaOptions& options);
+}
 
 // Registers [addr, addr + bytes) for sends and receives for as long as the
 // returned object lives (see BufferRegistration). Throws IoError if the

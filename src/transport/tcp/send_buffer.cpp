@@ -4,11 +4,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <fstream>
 
-#include "common/byte_count.hpp"
-#include "rcoll/errors.hpp"
 
 namespace rcoll::transport::tcp {
 namespace {
@@ -39,13 +36,7 @@ SendBuffer SendBuffer::choose(std::optional<std::size_t> requested, std::optiona
   return {bytes, eager_bytes, asked + " for large payloads, " + std::to_string(eager_bytes) + " for eager runs"};
 }
 
-SendBuffer SendBuffer::from_environment() {
-  std::optional<std::size_t> requested;
-  if (const char* text = std::getenv("RCOLL_TCP_SNDBUF"); text != nullptr && *text != '\0') {
-    requested = parse_byte_count(text);
-    if (!requested)
-      throw InvalidArgument(std::string("RCOLL_TCP_SNDBUF='") + text + "': expected a byte count such as 1M, or 0");
-  }
+SendBuffer SendBuffer::for_this_host(std::optional<std::size_t> requested) {
   return choose(requested, read_wmem_max());
 }
 

@@ -43,9 +43,8 @@ struct SendBuffer {
   // `requested`: RCOLL_TCP_SNDBUF's value (nullopt: unset); `wmem_max`:
   // net.core.wmem_max (nullopt: unreadable). Pure, for tests.
   static SendBuffer choose(std::optional<std::size_t> requested, std::optional<std::size_t> wmem_max);
-  // From the environment and /proc/sys/net/core/wmem_max. Throws
-  // InvalidArgument when RCOLL_TCP_SNDBUF is not a byte count.
-  static SendBuffer from_environment();
+  // choose() with this host's /proc/sys/net/core/wmem_max.
+  static SendBuffer for_this_host(std::optional<std::size_t> requested);
 
   // The size to set before writing the frame `next`; 0: keep the current one.
   std::size_t size_for(const FrameHeader& next) const noexcept;

@@ -19,7 +19,7 @@ constexpr int max_events = 64;
 }  // namespace
 
 TcpTransport::TcpTransport(const TransportConfig& config)
-    : config_(config), send_buffer_(SendBuffer::from_environment()) {
+    : config_(config), send_buffer_(SendBuffer::for_this_host(config.tcp_send_buffer)) {
   if (config_.size < 1 || config_.rank < 0 || config_.rank >= config_.size)
     throw InvalidArgument("tcp transport: rank " + std::to_string(config_.rank) + " is not in a world of " +
                           std::to_string(config_.size));

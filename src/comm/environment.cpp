@@ -1,0 +1,116 @@
+// The environment module, part one: the communicator's options, the
+// placement request and the process-wide settings (environment.hpp).
+#include "comm/environment.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "comm/environment_values.hpp"
+#include "common/log.hpp"
+#include "rcoll/errors.hpp"
+
+namespace rcoll::comm {
+namespace {
+
+constexpr long long max_rank = 1 << 30;
+
+struct LauncherVars {
+  const char* rank;
+  const char* size;
+  const char* local_rank;
+  const char* local_size;
+};
+
+constexpr LauncherVars launcher_families[] = {
+    {"RCOLL_RANK", "RCOLL_SIZE", "RCOLL_LOCAL_RANK", "RCOLL_LOCAL_SIZE"},
+    {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"},
+    {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
+    {"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"},
+};
+
+int rank_number(const char* name, int fallback) {
+  return static_cast<int>(env::integer(name, 0, max_rank).value_or(fallback));
+}
+
+void read_rank_and_size(Options& options) {
+  for (const auto& family : launcher_families) {
+    const bool rank = env::text(family.rank).has_value(), size = env::text(family.size).has_value();
+    if (!rank && !size) continue;
+    if (!rank || !size)
+      throw InvalidArgument(std::string("set both ") + family.rank + " and " + family.size + ", or neither");
+    options.rank = rank_number(family.rank, -1);
+    options.size = rank_number(family.size, -1);
+    options.local_rank = rank_number(family.local_rank, 0);
+    options.local_size = std::max(rank_number(family.local_size, 1), options.local_rank + 1);
+    return;
+  }
+  options.rank = 0;  // no launcher: a job of one rank
+  options.size = 1;
+}
+
+void read_bootstrap(Options& options) {
+  if (auto address = env::text("RCOLL_BOOTSTRAP")) {
+    options.bootstrap = *address;
+    options.host_bootstrap = options.rank == 0 && env::text("RCOLL_BOOTSTRAP_SERVE") == "1";
+  } else if (auto host = env::text("MASTER_ADDR")) {
+    auto port = env::integer("MASTER_PORT", 1, 65535);
+    if (!port) throw InvalidArgument("MASTER_ADDR is set but MASTER_PORT is not");
+    options.bootstrap = *host + ":" + std::to_string(*port);
+    options.host_bootstrap = options.rank == 0;
+  }
+}
+
+std::chrono::milliseconds timeout_from(const std::string& text) {
+  char* end = nullptr;
+  double seconds = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !(seconds > 0) || seconds > 1e7)
+    throw InvalidArgument("RCOLL_TIMEOUT='" + text + "' is not a positive number of seconds");
+  return std::chrono::milliseconds(static_cast<long long>(seconds * 1000.0 + 0.5));
+}
+
+void read_tuning(Options& options) {
+  if (auto token = env::text("RCOLL_JOB_TOKEN")) options.job_token = *token;
+  if (auto name = env::text("RCOLL_TRANSPORT")) options.transport = parse_transport(*name);
+  if (auto name = env::text("RCOLL_SOCKET_IFNAME")) options.socket_ifname = *name;
+  if (auto name = env::text("RCOLL_ALLREDUCE_ALGO")) options.allreduce_algo = parse_allreduce_algo(*name);
+  if (auto name = env::text("RCOLL_BCAST_ALGO")) options.bcast_algo = parse_bcast_algo(*name);
+  if (auto bytes = env::bytes("RCOLL_SEGMENT_BYTES")) {
+    if (*bytes == 0) throw InvalidArgument("RCOLL_SEGMENT_BYTES='0': expected a positive byte count such as 512K");
+    options.segment_bytes = *bytes;
+  }
+  options.check = env::zero_or_one("RCOLL_CHECK").value_or(options.check);
+  options.calibrate = env::zero_or_one("RCOLL_CALIBRATE").value_or(options.calibrate);
+  if (auto text = env::text("RCOLL_TIMEOUT")) options.timeout = timeout_from(*text);
+}
+
+}  // namespace
+
+Options options_from_env() {
+  Options options;
+  read_rank_and_size(options);
+  read_bootstrap(options);
+  read_tuning(options);
+  return options;
+}
+
+PlacementRequest placement_from_env(const Options& options) {
+  PlacementRequest request;
+  if (auto text = env::text("RCOLL_BIND")) {
+    if (auto policy = topology::parse_bind_policy(*text)) request.policy = *policy;
+    else log::warn("RCOLL_BIND={} is not one of none|core|numa|nic|auto; not binding", *text);
+  }
+  request.report = env::flag("RCOLL_REPORT_BINDINGS");
+  request.device = env::text("RCOLL_IB_DEV").value_or(options.socket_ifname);
+  return request;
+}
+
+ProcessSettings process_settings_from_env() {
+  ProcessSettings settings;
+  settings.log_level = env::text("RCOLL_LOG");
+  settings.status_signal = env::text("RCOLL_STATUS_SIGNAL") == "1";
+  settings.rdma = rdma_options_from_env();
+  settings.tcp_send_buffer = env::bytes("RCOLL_TCP_SNDBUF");
+  return settings;
+}
+
+}  // namespace rcoll::comm

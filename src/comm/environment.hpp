@@ -1,0 +1,57 @@
+// The environment module: every RCOLL_* variable the library reads is read
+// here and nowhere else, into typed values. The layers below receive those
+// values (TransportConfig, a placement request, a log level) and never read
+// the environment themselves. A malformed value throws InvalidArgument
+// naming the variable and what it expects.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "rcoll/options.hpp"
+#include "topology/placement.hpp"
+#include "transport/rdma/rdma_options.hpp"
+
+namespace rcoll::comm {
+
+// The communicator's Options (Comm::from_env). Rank, size, local rank and
+// local size come from the first family present:
+//   RCOLL_RANK / RCOLL_SIZE / RCOLL_LOCAL_RANK / RCOLL_LOCAL_SIZE    (rcoll-run)
+//   SLURM_PROCID / SLURM_NTASKS / SLURM_LOCALID / SLURM_NTASKS_PER_NODE  (srun)
+//   OMPI_COMM_WORLD_RANK / _SIZE / _LOCAL_RANK / _LOCAL_SIZE          (mpirun)
+//   RANK / WORLD_SIZE / LOCAL_RANK / LOCAL_WORLD_SIZE                 (torchrun)
+// and none of them means a single-rank job; the local ones only guide CPU
+// binding (every shared decision comes from the join cards). The bootstrap
+// service is RCOLL_BOOTSTRAP=host:port, else MASTER_ADDR:MASTER_PORT; in
+// the second case (or with RCOLL_BOOTSTRAP_SERVE=1) rank 0 hosts the
+// service itself. Also read: RCOLL_JOB_TOKEN, RCOLL_TRANSPORT, RCOLL_TIMEOUT
+// (seconds), RCOLL_SOCKET_IFNAME, RCOLL_ALLREDUCE_ALGO, RCOLL_BCAST_ALGO,
+// RCOLL_SEGMENT_BYTES (a byte count: 524288, 512K), RCOLL_CHECK (0 or 1),
+// RCOLL_CALIBRATE (0 or 1).
+Options options_from_env();
+
+// How Comm::from_env places this process (docs/PLACEMENT.md): RCOLL_BIND
+// (unset: none; an unknown policy is warned about and taken as none),
+// RCOLL_REPORT_BINDINGS (1, true, yes or on), and the device whose
+// locality counts: RCOLL_IB_DEV, else options.socket_ifname.
+struct PlacementRequest {
+  topology::BindPolicy policy = topology::BindPolicy::none;
+  bool report = false;
+  std::string device;
+};
+PlacementRequest placement_from_env(const Options& options);
+
+// What applies to every communicator of the process, however it is made
+// (Comm::from_env or Comm::create).
+struct ProcessSettings {
+  std::optional<std::string> log_level;        // RCOLL_LOG (log.hpp checks the name)
+  bool status_signal = false;                  // RCOLL_STATUS_SIGNAL=1: SIGUSR1 reports
+  transport::rdma::RdmaOptions rdma;           // RCOLL_IB_* (docs/RDMA.md)
+  std::optional<std::size_t> tcp_send_buffer;  // RCOLL_TCP_SNDBUF, a byte count
+};
+ProcessSettings process_settings_from_env();
+
+// The RCOLL_IB_* part of the above, alone.
+transport::rdma::RdmaOptions rdma_options_from_env();
+
+}  // namespace rcoll::comm
