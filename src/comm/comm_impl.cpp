@@ -32,6 +32,18 @@ constexpr auto diagnosis_grace = std::chrono::milliseconds(200);
 // Bound on Comm::abort's publication of its reason.
 constexpr auto abort_publish_bound = std::chrono::seconds(1);
 
+transport::TransportConfig transport_config(const Options& options, const ProcessSettings& settings) {
+  transport::TransportConfig config;
+  config.rank = options.rank;
+  config.size = options.size;
+  config.job_token = options.job_token;
+  config.socket_ifname = options.socket_ifname;
+  config.connect_timeout = options.timeout;
+  config.rdma = settings.rdma;
+  config.tcp_send_buffer = settings.tcp_send_buffer;
+  return config;
+}
+
 }  // namespace
 
 CommImpl::CommImpl(const Options& options, const JoinFunction& join,
@@ -42,14 +54,7 @@ CommImpl::CommImpl(const Options& options, const JoinFunction& join,
   if (settings.log_level) log::set_level(*settings.log_level);
   log::set_rank(options_.rank);
   Deadline deadline = Deadline::after(options_.timeout);
-  transport::TransportConfig config;
-  config.rank = options_.rank;
-  config.size = options_.size;
-  config.job_token = options_.job_token;
-  config.socket_ifname = options_.socket_ifname;
-  config.connect_timeout = options_.timeout;
-  config.rdma = settings.rdma;
-  config.tcp_send_buffer = settings.tcp_send_buffer;
+  const transport::TransportConfig config = transport_config(options_, settings);
   transport_ = make_transport ? make_transport(config) : transport::make_transport(options_.transport, config);
   transport_name_ = std::string(transport_->name());
   join_job(join, deadline);
