@@ -12,10 +12,9 @@
 # Debian 12; gtest, spdlog/fmt (shared), hwloc, libibverbs and librdmacm are
 # used uninstrumented). asan -Og, tsan -O1, both -g1: tolerable speed, and
 # stacks with function names and file:line (-g1 has no inline frames or
-# variables but compiles ~25 % faster; rebuild with -g to see inline frames
-# of a report). asan at -Og: GCC's ASan + UBSan instrumentation makes -O1
-# compiles slow (transport/tcp/peer.cpp: 16 s at -O1, 10.7 s at -Og, 9.6 s
-# at -O0, whose tests then ran 2x longer).
+# variables but compiles faster; rebuild with -g to see inline frames of a
+# report). asan at -Og: GCC's ASan + UBSan instrumentation makes -O1
+# compiles slow, and -O0's tests run much longer.
 #
 # What is built and run (the library is always built whole):
 #   asan  every tests/unit/*_test executable; CTEST_ARGS default `-L unit`.

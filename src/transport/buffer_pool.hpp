@@ -1,8 +1,8 @@
 // Storage for unexpected eager payloads (TCP and RDMA peers). Reusing blocks
 // keeps a stream of unexpected messages from paying malloc, zero-fill and
-// fresh page faults for every one (measured on TCP: about a fifth of the
-// receive time at 64 KiB), and pooled blocks sit on the process's memory
-// node like the library's other buffers.
+// fresh page faults for every one, a large share of a receive's time, and
+// pooled blocks sit on the process's memory node like the library's other
+// buffers.
 #pragma once
 
 #include <cstddef>

@@ -109,7 +109,7 @@ class RequestPtr {
 
 // A new pending request. Transports make one per isend/irecv, so the memory
 // comes from a small per-thread free list rather than a malloc/free pair
-// each time (about 130 instructions per pair in the guest profile). A
+// each time (a pair is expensive under the guest's emulation). A
 // request may be released on any thread; its block then joins that
 // thread's list.
 RequestPtr make_request(Request::Kind kind, int peer, Tag tag, std::size_t capacity);

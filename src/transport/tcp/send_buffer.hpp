@@ -1,22 +1,20 @@
 // The kernel send buffer of each TCP peer socket, chosen per frame.
 //
 // Left to autotuning, Linux grows a socket's send buffer to 4 MiB. Two
-// kinds of traffic want different sizes (docs/PERFORMANCE_LOG.md, "The TCP
+// kinds of traffic want different sizes (docs/results/PERFORMANCE_LOG.md, "The TCP
 // send buffer"):
 // - A large payload (a rendezvous DATA frame) wants little queued in the
 //   kernel: with all of it queued at once it is copied out long after it
-//   was copied in. A 1 MiB buffer made ping-pong from 1 to 16 MiB 35-44 %
-//   faster and 2-rank allreduce from 2 to 16 MiB 15-25 % on an AMD EPYC
-//   host (level on a Xeon host, where nothing was lost either).
+//   was copied in, out of the caches.
 // - A run of credited EAGER frames (a bcast root sending back to back)
 //   wants the buffer to hold the whole credit window, so the sender does
-//   not stall on a full socket: with 1 MiB, 4-rank bcast at 256 KiB took
-//   30-90 % longer than with 4-8 MiB.
+//   not stall on a full socket.
 // So the buffer is `bytes` while a DATA frame above the free eager limit is
 // written and `eager_bytes` while a credited EAGER frame is; small frames
 // leave it as it is. Setting SO_SNDBUF ends autotuning for the socket, so
-// where net.core.wmem_max caps SO_SNDBUF below `bytes` (stock Debian 12:
-// 208 KiB, slower than autotuning) the socket is left alone.
+// where net.core.wmem_max caps SO_SNDBUF below `bytes` (as stock Debian 12
+// does; a buffer that small is slower than autotuning) the socket is left
+// alone.
 //
 // RCOLL_TCP_SNDBUF: `bytes` (K/M/G suffixes), as the kernel reports it
 // (twice SO_SNDBUF's argument); 0 keeps autotuning. Default 1M.

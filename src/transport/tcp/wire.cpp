@@ -6,16 +6,15 @@ namespace rcoll::transport::tcp {
 namespace {
 
 // A message above the free eager limit that does not go EAGER goes by
-// rendezvous, one round trip more: measured on loopback, 20 us unloaded and
-// over 100 us on a busy host, which made a 64 KiB + 4 B message several
-// times slower than a 64 KiB one when every such message went that way.
-// The window is what each rank lets each peer park in it unexpectedly: up
-// to 4 MiB, and less in large jobs so that all peers together stay within
-// credit_budget. Credited EAGER messages go up to a quarter window, at most
-// 256 KiB: an EAGER message that lands before its receive costs a copy, and
-// with a 1 MiB limit 2-rank allreduce at 4 MiB ran at 1.5 GB/s against
-// 2.8-2.9 GB/s with rendezvous (and with 256 KiB; bench/rcoll-bench, 3-4
-// alternated runs on the 2-core VM).
+// rendezvous, one round trip more, which made a message just above the
+// limit several times slower than one at it when every such message went
+// that way. The window is what each rank lets each peer park in it
+// unexpectedly: up to 4 MiB, and less in large jobs so that all peers
+// together stay within credit_budget. Credited EAGER messages go up to a
+// quarter window, at most 256 KiB: an EAGER message that lands before its
+// receive costs a copy, and larger credited messages halved large
+// allreduces' bandwidth (docs/results/PERFORMANCE_LOG.md, "Across the
+// eager limit").
 constexpr std::size_t max_credited_eager = 256u << 10;
 constexpr std::size_t max_credit_window = 4u << 20;
 constexpr std::size_t min_credit_window = 256u << 10;
