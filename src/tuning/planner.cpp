@@ -36,16 +36,23 @@ std::size_t segment_for(LinkMessage message, std::size_t bytes, const PlanInputs
 }
 
 // Sorted last sizes of the pieces on which every cost is linear in the size
-// and every segment constant (planner.hpp, "Exactness").
+// and every segment constant (planner.hpp, "Exactness"), up to
+// 2^max_exponent: multiples that would pass it (a transport without an
+// eager limit reports the largest size_t) are left out.
 std::vector<std::size_t> piece_ends(const PlanInputs& in) {
+  constexpr std::size_t last = std::size_t{1} << max_exponent;
   std::vector<std::size_t> ends{0};
+  auto add_multiples = [&ends](std::size_t unit, std::size_t count) {
+    for (std::size_t k = 1; unit > 0 && k <= count && unit <= last / k; ++k) ends.push_back(k * unit);
+  };
   for (int e = 0; e <= max_exponent; ++e) ends.push_back(std::size_t{1} << e);
-  const std::size_t n = static_cast<std::size_t>(std::max(in.model.size, 1));
-  for (std::size_t segment : {base_segment(in), 2 * base_segment(in), in.eager_limit})
-    for (std::size_t k = 1; segment > 0 && k <= exact_segments; ++k) ends.push_back(k * segment);
-  if (in.eager_limit > 0)
-    for (std::size_t at : {in.eager_limit, 2 * in.eager_limit, n * in.eager_limit, 2 * n * in.eager_limit})
-      ends.push_back(at);
+  // The base segment and the two-rank doubled one (whose multiples are the base's even ones).
+  add_multiples(base_segment(in), 2 * exact_segments);
+  // Where the eager-halves rule starts and stops: E and 2E for a whole
+  // message, nE and 2nE for a ring's share of one.
+  const std::size_t eager = in.eager_limit, n = static_cast<std::size_t>(std::max(in.model.size, 1));
+  add_multiples(eager, 2);
+  if (eager <= last / n) add_multiples(n * eager, 2);
   std::sort(ends.begin(), ends.end());
   ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
   return ends;
