@@ -90,7 +90,7 @@ void allreduce_ring(const Context& ctx, const void* send, void* recv, std::size_
   const int rank = ctx.rank();
   const std::size_t element_size = dtype_size(type);
   const std::size_t largest_chunk = ring_chunk(count, n, 0).count;
-  const std::size_t segment = ring_segment(largest_chunk, element_size, ctx.segment_bytes);
+  const std::size_t segment = run_segment(largest_chunk, element_size, ctx.segment_bytes);
   Ring ring{static_cast<std::byte*>(recv), count, element_size, segment, n, wrap(rank - 1, n), wrap(rank + 1, n)};
   const auto gather_step = static_cast<std::uint32_t>(n - 1);
   RecvWindow gather_receives(ctx, allgather_receives(ring, rank + 1, gather_step), ctx.depth);

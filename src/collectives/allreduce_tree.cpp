@@ -68,9 +68,8 @@ void allreduce_tree(const Context& ctx, const void* send, void* recv, std::size_
                     ReduceOp op) {
   if (allreduce_trivial(ctx, send, recv, count, type)) return;
   const std::size_t element_size = dtype_size(type);
-  // No segment longer than the vector: the scratch slots are segment-sized.
   const Vector v{static_cast<const std::byte*>(send), static_cast<std::byte*>(recv), count, element_size,
-                 std::min(segment_elements(ctx.segment_bytes, element_size), count)};
+                 run_segment(count, element_size, ctx.segment_bytes)};
   reduce_phase(ctx, v, type, op);
   binomial_bcast_segments(ctx, v.output, count * element_size, v.segment * element_size, 0, bcast_step,
                           "allreduce tree bcast");

@@ -88,8 +88,8 @@ DoublingPlan doubling_plan(int rank, int size) {
 
 int doubling_partner(int rank, int step) { return rank ^ (1 << step); }
 
-std::size_t ring_segment(std::size_t largest_chunk, std::size_t element_size, std::size_t segment_bytes) {
-  return std::min(segment_elements(segment_bytes, element_size), largest_chunk);
+std::size_t run_segment(std::size_t run, std::size_t element_size, std::size_t segment_bytes) {
+  return std::min(segment_elements(segment_bytes, element_size), run);
 }
 
 ChainLinks chain_links(int rank, int size, int root) {

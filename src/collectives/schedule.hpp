@@ -32,9 +32,11 @@ Range segment_range(std::size_t count, std::size_t segment, std::size_t index);
 // Elements per segment for a segment size in bytes: whole elements, at least one.
 std::size_t segment_elements(std::size_t segment_bytes, std::size_t element_size);
 
-// Elements per pipeline piece of a ring whose largest chunk has
-// `largest_chunk` elements: `segment_bytes` in whole elements, at most the chunk.
-std::size_t ring_segment(std::size_t largest_chunk, std::size_t element_size, std::size_t segment_bytes);
+// Elements per pipeline piece of a run of at most `run` elements (a ring's
+// largest chunk, a tree's whole vector): `segment_bytes` in whole
+// elements, at most the run, so that scratch slots are never larger than
+// what they receive.
+std::size_t run_segment(std::size_t run, std::size_t element_size, std::size_t segment_bytes);
 
 // Smallest k with 2^k >= n (0 for n <= 1), and largest power of two <= n (n >= 1).
 int ceil_log2(int n);

@@ -209,11 +209,11 @@ TEST(Chain, VisitsRanksFromTheRootInRingOrder) {
   }
 }
 
-TEST(RingSegment, WholeElementsOfTheSegmentAtMostTheChunk) {
-  EXPECT_EQ(ring_segment(1000, 4, 512 << 10), 1000u);
-  EXPECT_EQ(ring_segment(1 << 20, 4, 512 << 10), (512u << 10) / 4);
-  EXPECT_EQ(ring_segment(1000, 8, 12), 1u);
-  EXPECT_EQ(ring_segment(0, 4, 512 << 10), 0u);
+TEST(RunSegment, WholeElementsOfTheSegmentAtMostTheRun) {
+  EXPECT_EQ(run_segment(1000, 4, 512 << 10), 1000u);
+  EXPECT_EQ(run_segment(1 << 20, 4, 512 << 10), (512u << 10) / 4);
+  EXPECT_EQ(run_segment(1000, 8, 12), 1u);
+  EXPECT_EQ(run_segment(0, 4, 512 << 10), 0u);
 }
 
 // Knowledge spreads: after ceil(log2 n) rounds every rank has (transitively)
