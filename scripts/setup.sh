@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(cmake ninja-build g++ pkg-config python3 libspdlog-dev libhwloc-dev libgtest-dev
-          libibverbs-dev librdmacm-dev ibverbs-providers)
+          libibverbs-dev librdmacm-dev ibverbs-providers libssl-dev)
 
 missing=()
 for package in "${PACKAGES[@]}"; do

@@ -3,6 +3,8 @@
 #include <cstring>
 #include <string>
 
+#include "common/auth.hpp"
+
 namespace rcoll::transport::rdma {
 
 std::string_view kind_name(MsgKind kind) noexcept {
@@ -17,13 +19,8 @@ std::string_view kind_name(MsgKind kind) noexcept {
   return "UNKNOWN";
 }
 
-std::uint64_t token_hash(std::string_view token) noexcept {
-  std::uint64_t hash = 0xcbf29ce484222325ull;
-  for (char c : token) {
-    hash ^= static_cast<std::uint8_t>(c);
-    hash *= 0x100000001b3ull;
-  }
-  return hash;
+std::uint64_t token_hash(std::string_view token) {
+  return auth::token_id(token, "rcoll/1 rdma connection data");
 }
 
 std::string to_hex(const ConnInfo& info) {

@@ -87,8 +87,11 @@ static_assert(sizeof(MsgHeader) == 48, "MsgHeader layout changed: bump wire_vers
 
 std::string_view kind_name(MsgKind kind) noexcept;
 
-// Job token -> 64-bit FNV-1a, so tokens never travel in the clear.
-std::uint64_t token_hash(std::string_view token) noexcept;
+// The job's 64-bit name on RDMA connection data (auth::token_id): tells jobs
+// apart where a challenge does not fit (rdma_cm private data, the
+// connection info each rank publishes), without revealing anything that
+// helps guess the token, as an unkeyed hash of it would.
+std::uint64_t token_hash(std::string_view token);
 
 // --- what arrives from a peer -------------------------------------------
 // Pure checks, fuzzed by tests/fuzz/rdma_wire_fuzz.cpp: bytes from the
