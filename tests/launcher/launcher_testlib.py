@@ -57,6 +57,19 @@ def process_alive(pid):
     return state != "Z"
 
 
+def keeper_of(launcher_pid):
+    """The PID of rcoll-run's keeper: the one child of the process started
+    as rcoll-run (its front; tools/rcoll_run/keeper.py)."""
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                if int(f.read().rpartition(")")[2].split()[1]) == launcher_pid:
+                    return int(name)
+        except (OSError, ValueError, IndexError):
+            continue
+    raise AssertionError(f"rcoll-run (PID {launcher_pid}) has no keeper process")
+
+
 def wait_until(condition, timeout=10.0):
     end = time.monotonic() + timeout
     while time.monotonic() < end:

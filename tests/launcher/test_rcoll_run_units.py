@@ -5,15 +5,17 @@ import contextlib
 import io
 import os
 import shutil
+import signal
+import subprocess
 import sys
 import tempfile
 import unittest
 
-from launcher_testlib import HERE, TOOLS
+from launcher_testlib import HERE, TOOLS, process_alive, wait_until
 
 sys.path.insert(0, str(TOOLS))
 sys.dont_write_bytecode = True
-from rcoll_run import cli, daemon, output, placement, procs, spawn  # noqa: E402
+from rcoll_run import cli, daemon, output, placement, procs, spawn, tree  # noqa: E402
 
 
 class PlacementTest(unittest.TestCase):
@@ -108,6 +110,46 @@ class ProcsTest(unittest.TestCase):
         self.assertEqual(procs.describe_status(3), "exited with status 3")
         self.assertEqual(procs.describe_status(-9), "killed by signal SIGKILL")
         self.assertEqual((procs.exit_code_for(3), procs.exit_code_for(-15)), (3, 143))
+
+
+class TreeTest(unittest.TestCase):
+    def test_a_child_whose_parent_is_already_gone_ends_at_once(self):
+        # die_with_parent(P) in a child of another process: as if P had died
+        # before the parent-death signal was set, which then never comes.
+        child = subprocess.Popen(["sleep", "30"], preexec_fn=tree.die_with_parent(os.getpid() + 1))
+        self.addCleanup(child.kill)
+        self.assertEqual(child.wait(5), -signal.SIGKILL)
+
+    def test_a_child_ends_with_the_process_that_started_it(self):
+        parent = subprocess.Popen([sys.executable, "-c", f"""
+import subprocess, sys
+sys.path.insert(0, {str(TOOLS)!r})
+from rcoll_run import tree
+import os
+child = subprocess.Popen(["sleep", "30"], preexec_fn=tree.die_with_parent(os.getpid()))
+print(child.pid, flush=True)
+"""], stdout=subprocess.PIPE)
+        child_pid = int(parent.stdout.readline())
+        parent.wait(5)
+        self.assertTrue(wait_until(lambda: not process_alive(child_pid), 3.0),
+                        f"sleep (PID {child_pid}) outlived its parent")
+
+    def test_kill_descendants_finds_grandchildren_that_left_with_setsid(self):
+        subreaper = subprocess.Popen([sys.executable, "-c", f"""
+import os, subprocess, sys, time
+sys.path.insert(0, {str(TOOLS)!r})
+from rcoll_run import tree
+tree.become_subreaper()
+middle = subprocess.Popen(["sh", "-c", "setsid sleep 30 & echo $!"], stdout=subprocess.PIPE)
+print(int(middle.stdout.readline()), flush=True)
+middle.wait()  # the sleep is an orphan now, re-parented to this process
+print(tree.kill_descendants(), flush=True)
+"""], stdout=subprocess.PIPE, text=True)
+        orphan = int(subreaper.stdout.readline())
+        left = subreaper.stdout.readline().strip()
+        subreaper.wait(5)
+        self.assertEqual(left, "[]")
+        self.assertFalse(process_alive(orphan), f"setsid sleep (PID {orphan}) survived")
 
 
 class OutputPumpTest(unittest.TestCase):

@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 
-from . import procs
+from . import keeper, procs, tree
 
 # The watch loop sleeps until something happens: output, a rank's or the
 # service's exit (pidfds), a signal (the wakeup pipe) or a deadline. It still
@@ -103,7 +103,8 @@ class _Rank:
 class Job:
     """The ranks of one job, watched until all have ended."""
 
-    def __init__(self, pump, signals, daemon=None, kill_grace_s=3.0, job_timeout_s=None):
+    def __init__(self, pump, signals, daemon=None, kill_grace_s=3.0, job_timeout_s=None,
+                 lifeline=None):
         self.pump = pump
         self.signals = signals
         self.daemon = daemon
@@ -118,13 +119,19 @@ class Job:
         self._wakeup_watch = os.dup(signals.wakeup_fd)
         self.pump.watch(self._wakeup_watch)
         self._daemon_pidfd = _watch_exit(pump, daemon.proc.pid) if daemon is not None else None
+        # keeper.Lifeline: its pipe turns readable when the front of rcoll-run dies.
+        self.lifeline = lifeline
+        if lifeline is not None:
+            self._lifeline_watch = os.dup(lifeline.fd)
+            self.pump.watch(self._lifeline_watch)
 
     def start_rank(self, place, launch, tag_output):
         """Starts one rank; raises OSError if it cannot be executed."""
         out = subprocess.PIPE if tag_output else None
         stdin = subprocess.PIPE if launch.stdin_data else subprocess.DEVNULL
         proc = subprocess.Popen(launch.argv, env=launch.env, stdin=stdin, stdout=out, stderr=out,
-                                start_new_session=True)
+                                start_new_session=True,
+                                preexec_fn=tree.die_with_parent(os.getpid()))
         rank = _Rank(place, proc)
         self.ranks.append(rank)
         rank.pidfd = _watch_exit(self.pump, proc.pid)
@@ -157,6 +164,7 @@ class Job:
             self.signals.clear_wakeups()
             self._reap_ranks()
             self._handle_signals()
+            self._check_front()
             self._handle_status_requests()
             self._check_daemon()
             self._check_deadline(deadline)
@@ -180,6 +188,13 @@ class Job:
             self._unwatch(rank)
         if self.daemon is not None:
             self.daemon.stop(grace_s=DAEMON_GRACE_S)  # so that its pipes end too
+        # Children of ranks that left the rank's process group (setsid) and
+        # were re-parented to this process, the subreaper, or still hang
+        # below a rank's other children; none may hold a pipe open either.
+        tree.kill_descendants()
+        if self.lifeline is not None:
+            self.pump.unwatch(self._lifeline_watch)
+            self.lifeline = None
         # Both may stay readable; from here on only the pipes are waited for.
         for fd in (self._daemon_pidfd, self._wakeup_watch):
             if fd is not None:
@@ -277,6 +292,16 @@ class Job:
                 self._kill_at = time.monotonic()
             else:
                 self.stop(128 + signum, f"received {name}; forwarding it to all ranks", signum)
+
+    def _check_front(self):
+        """The front of rcoll-run died: end the job at once (SIGKILL)."""
+        if self.lifeline is None or not self.lifeline.front_gone():
+            return
+        self.pump.unwatch(self._lifeline_watch)  # it stays readable
+        self.lifeline = None
+        self.stop(128 + signal.SIGKILL, f"{keeper.FrontGone()}; killing every process of the job",
+                  signal.SIGKILL)
+        self._kill_at = time.monotonic()  # also when it was stopping already
 
     def _check_daemon(self):
         if self.daemon is None:
