@@ -69,7 +69,8 @@ class EnvironmentTest(LauncherTestCase):
     def test_ranks_reach_the_daemon_with_its_token(self):
         ranks = self.run_env_job(2)
         [start] = self.daemon_events("start")
-        self.assertEqual(start["argv"], ["--size", "2", "--listen", "127.0.0.1:0"])
+        self.assertEqual(start["argv"], ["--size", "2", "--listen", "127.0.0.1:0",
+                                         "--join-timeout", "300"])  # the library's default
         self.assertEqual({r["env"]["RCOLL_BOOTSTRAP"] for r in ranks},
                          {f"127.0.0.1:{start['port']}"})
         self.assertEqual({r["env"]["RCOLL_JOB_TOKEN"] for r in ranks}, {start["token"]})
@@ -81,6 +82,21 @@ class EnvironmentTest(LauncherTestCase):
         self.run_env_job(1, "--timeout", "2.5")
         [start] = self.daemon_events("start")
         self.assertEqual(start["argv"][-2:], ["--join-timeout", "2.5"])
+
+    def test_exported_rcoll_timeout_is_the_daemons_join_timeout(self):
+        # The service waited 60 s whatever the ranks' timeout was.
+        self.env["RCOLL_TIMEOUT"] = "95"
+        ranks = self.run_env_job(1)
+        [start] = self.daemon_events("start")
+        self.assertEqual(start["argv"][-2:], ["--join-timeout", "95"])
+        self.assertEqual(ranks[0]["env"]["RCOLL_TIMEOUT"], "95")  # inherited
+
+    def test_bad_exported_rcoll_timeout_is_refused_before_anything_starts(self):
+        self.env["RCOLL_TIMEOUT"] = "1e8"
+        result = self.launch("-n", 1, "true")
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn(b"RCOLL_TIMEOUT (exported): '1e8' is above 10000000 s", result.stderr)
+        self.assertEqual(self.daemon_events("start"), [])
 
     def test_token_is_on_no_command_line(self):
         ranks = self.run_env_job(2)

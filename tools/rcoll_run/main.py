@@ -63,7 +63,8 @@ def _run_with_daemon(args, places, ssh_argv, signals, lifeline, script_dir):
     timeout = spawn.format_seconds(args.timeout) if args.timeout else None
     listen = args.bootstrap_listen or ("0.0.0.0:0" if any_remote else "127.0.0.1:0")
     path = daemon.find_bootstrapd(script_dir, os.environ)
-    bootstrap = daemon.BootstrapDaemon(path, args.size, listen, token, timeout,
+    join_window = spawn.format_seconds(args.join_window)
+    bootstrap = daemon.BootstrapDaemon(path, args.size, listen, token, join_window,
                                        check=lambda: (signals.check(), lifeline.check()))
     try:
         address = daemon.published_address(bootstrap.host, bootstrap.port,
