@@ -61,9 +61,12 @@ class LauncherKilledTest(LauncherTestCase):
         return launcher, pids
 
     def assert_none_left(self, pids):
+        start = time.monotonic()
         left = lambda: [pid for pid in pids if _alive(pid)]  # noqa: E731
         self.assertTrue(wait_until(lambda: not left(), GONE_WITHIN_S),
                         f"left {GONE_WITHIN_S:g} s after the launcher's death: {left()} of {pids}")
+        print(f"orphans: {self._testMethodName}: {len(pids)} processes gone "
+              f"{time.monotonic() - start:.2f} s after", flush=True)
 
     def test_sigkill_of_the_launcher_ends_every_process_of_the_job(self):
         launcher, pids = self.start_family_job()
