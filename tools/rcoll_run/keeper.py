@@ -20,10 +20,9 @@ live on to clean up, and a readable fd fits the poll loop it already has.
 The children of the keeper (ranks, the service, ssh for remote ranks) get
 SIGKILL by the kernel when the keeper dies (PR_SET_PDEATHSIG), and the
 front, a subreaper too, adopts and kills what the keeper left. Only when
-front and keeper are SIGKILLed at once can a child that left its rank's
-session with setsid survive (the ranks themselves and the service still
-end); rcoll-run's processes all carry its command line, so kill just the
-first one.
+front and keeper are SIGKILLed at once can the ranks' children survive (the
+ranks themselves and the service still end); both processes carry
+rcoll-run's command line, so kill just the first one.
 """
 
 import os
