@@ -91,6 +91,18 @@ class LauncherKilledTest(LauncherTestCase):
         self.assertIn(b"rcoll-run: the launcher's keeper process was killed by SIGKILL", stderr)
         self.assert_none_left(pids)
 
+    def test_sigkill_of_the_launcher_while_the_service_starts(self):
+        self.env["FAKE_BOOTSTRAPD_MODE"] = "silent"  # never announces its address
+        launcher = subprocess.Popen([str(LAUNCHER), "-n", "2", "true"], env=self.env, cwd=self.tmp,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.addCleanup(_kill_quietly, launcher)
+        self.assertTrue(wait_until(lambda: self.daemon_events("start")))
+        pids = [self.daemon_events("start")[0]["pid"], keeper_of(launcher.pid)]
+        self.addCleanup(_kill_pids, pids)
+        launcher.kill()
+        launcher.wait(5)
+        self.assert_none_left(pids)
+
     def test_a_setsid_child_does_not_outlive_a_job_that_ends_normally(self):
         launcher, pids = self.start_family_job(ranks=2)
         launcher.send_signal(signal.SIGTERM)

@@ -63,9 +63,13 @@ def _run_with_daemon(args, places, ssh_argv, signals, lifeline, script_dir):
     timeout = spawn.format_seconds(args.timeout) if args.timeout else None
     listen = args.bootstrap_listen or ("0.0.0.0:0" if any_remote else "127.0.0.1:0")
     path = daemon.find_bootstrapd(script_dir, os.environ)
+    def give_up_if_told():  # a forwarded signal, or the front's death
+        signals.check()
+        lifeline.check()
+
     join_window = spawn.format_seconds(args.join_window)
     bootstrap = daemon.BootstrapDaemon(path, args.size, listen, token, join_window,
-                                       check=lambda: (signals.check(), lifeline.check()))
+                                       check=give_up_if_told)
     try:
         address = daemon.published_address(bootstrap.host, bootstrap.port,
                                            args.bootstrap_host, any_remote)
@@ -79,7 +83,8 @@ def _run_with_daemon(args, places, ssh_argv, signals, lifeline, script_dir):
         return ranks.run()
     finally:
         bootstrap.stop(grace_s=1.0)
-        tree.kill_descendants()  # the keeper's: whatever a rank left behind
+        # Job.run() did it already; this is for an end before any rank ran.
+        tree.kill_descendants()
 
 
 def _start_ranks(ranks, places, settings, args, ssh_argv):
