@@ -42,6 +42,28 @@ time.sleep(1000)
 '''
 
 
+# The rank starts a short sleep that its shell leaves behind: an orphan,
+# adopted by the keeper, which must reap it while the job runs.
+ADOPTING_RANK = '''
+shell = subprocess.run(["sh", "-c", "sleep 0.3 & echo $!"], capture_output=True, text=True)
+record(f"pid-{RANK}.json", {"pid": os.getpid(), "orphan_pid": int(shell.stdout)})
+time.sleep(1000)
+'''
+
+
+class AdoptedOrphansTest(LauncherTestCase):
+    def test_orphans_that_end_are_reaped_while_the_job_runs(self):
+        launcher = self.start("-n", 1, *self.rank_program(ADOPTING_RANK))
+        self.addCleanup(_kill_quietly, launcher)
+        self.wait_for_records("pid-*.json", 1)
+        [record] = self.records("pid-*.json").values()
+        orphan = f"/proc/{record['orphan_pid']}"
+        # A zombie keeps its /proc entry until its parent (the keeper) reaps it.
+        self.assertTrue(wait_until(lambda: not os.path.exists(orphan), 3.0),
+                        f"the ended orphan {record['orphan_pid']} was not reaped")
+        self.assertIsNone(launcher.poll())
+
+
 class LauncherKilledTest(LauncherTestCase):
     def start_family_job(self, ranks=3, **popen):
         launcher = subprocess.Popen([str(LAUNCHER), "-n", str(ranks),

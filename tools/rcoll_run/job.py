@@ -163,6 +163,7 @@ class Job:
             self.pump.poll(self._poll_timeout(deadline))
             self.signals.clear_wakeups()
             self._reap_ranks()
+            tree.reap_adopted(self._own_pids())
             self._handle_signals()
             self._check_front()
             self._handle_status_requests()
@@ -292,6 +293,13 @@ class Job:
                 self._kill_at = time.monotonic()
             else:
                 self.stop(128 + signum, f"received {name}; forwarding it to all ranks", signum)
+
+    def _own_pids(self):
+        """Children whose exit statuses the job collects (Popen's)."""
+        own = {rank.proc.pid for rank in self.ranks if rank.proc.returncode is None}
+        if self.daemon is not None and self.daemon.proc.returncode is None:
+            own.add(self.daemon.proc.pid)
+        return own
 
     def _check_front(self):
         """The front of rcoll-run died: end the job at once (SIGKILL)."""

@@ -89,6 +89,21 @@ def reap_children():
         reaped += 1
 
 
+def reap_adopted(own):
+    """Reaps the ended children of this process that are not in `own` (the
+    PIDs whose statuses the launcher collects itself): orphans it adopted as
+    subreaper, which would stay zombies until the job ends. Stops at the
+    first ended child of `own`, which its owner reaps next."""
+    while True:
+        try:
+            ended = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return
+        if ended is None or ended.si_pid in own:
+            return
+        os.waitpid(ended.si_pid, 0)
+
+
 def kill_descendants(within_s=2.0):
     """SIGKILLs every descendant of this process and reaps the ones that
     become its children, again and again, until none is left or `within_s`
