@@ -140,12 +140,16 @@ class LauncherTestCase(unittest.TestCase):
                         f"orphans left: {[p for p in pids if process_alive(p)]}")
 
     def recorded_pids(self):
-        """Every "pid"/"child_pid" the rank programs recorded."""
-        return [r[key] for r in self.records("*.json").values() for key in ("pid", "child_pid")
-                if isinstance(r, dict) and key in r]
+        """Every "pid"/"child_pid"/"escaped_pid" the rank programs recorded."""
+        return [r[key] for r in self.records("*.json").values()
+                for key in ("pid", "child_pid", "escaped_pid") if isinstance(r, dict) and key in r]
 
     def _kill_recorded(self):
-        # Only after a failed test: never leave its processes behind.
-        for pid in self.recorded_pids():
+        # Only after a failed test: never leave its processes (or the fake
+        # service) behind.
+        for pid in self.recorded_pids() + [e["pid"] for e in self.daemon_events("start")]:
             if process_alive(pid):
-                os.kill(pid, signal.SIGKILL)
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass

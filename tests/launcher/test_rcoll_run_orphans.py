@@ -78,9 +78,7 @@ class LauncherKilledTest(LauncherTestCase):
         self.assertEqual({r["ppid"] for r in records}, {keeper_of(launcher.pid)})
         pids = [r[key] for r in records for key in ("pid", "child_pid", "escaped_pid")]
         [start] = self.daemon_events("start")
-        pids.append(start["pid"])
-        self.addCleanup(_kill_pids, pids)  # whatever the test found
-        return launcher, pids
+        return launcher, pids + [start["pid"]]
 
     def assert_none_left(self, pids):
         start = time.monotonic()
@@ -120,7 +118,6 @@ class LauncherKilledTest(LauncherTestCase):
         self.addCleanup(_kill_quietly, launcher)
         self.assertTrue(wait_until(lambda: self.daemon_events("start")))
         pids = [self.daemon_events("start")[0]["pid"], keeper_of(launcher.pid)]
-        self.addCleanup(_kill_pids, pids)
         launcher.kill()
         launcher.wait(5)
         self.assert_none_left(pids)
