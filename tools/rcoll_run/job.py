@@ -20,6 +20,7 @@ import sys
 import time
 
 from . import keeper, procs, tree
+from .signal_catcher import STATUS_SIGNAL
 
 # The watch loop sleeps until something happens: output, a rank's or the
 # service's exit (pidfds), a signal (the wakeup pipe) or a deadline. It still
@@ -35,61 +36,9 @@ DAEMON_GRACE_S = 1.0
 # reaped; how long to wait for that rank before blaming the service.
 DAEMON_BLAME_WAIT_S = 1.0
 DAEMON_OWNER = "daemon"
-FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-STATUS_SIGNAL = signal.SIGUSR1
 # Comm::abort() prints this line on stderr and exits with ABORT_EXIT.
 ABORT_LINE = re.compile(rb"^rcoll: (rank \d+ aborted: .*)$")
 ABORT_EXIT = 70
-
-
-class Interrupted(Exception):
-    """A forwarded signal arrived before any rank ran."""
-
-    def __init__(self, signum):
-        super().__init__(procs.signal_name(signum))
-        self.signum = signum
-
-
-class SignalCatcher:
-    """Records SIGINT/SIGTERM/SIGHUP (and SIGUSR1, a status request) for
-    the main loop instead of dying."""
-
-    def __init__(self):
-        self.pending = []
-        self.status_requests = 0
-        for signum in FORWARDED_SIGNALS:
-            signal.signal(signum, lambda number, _frame: self.pending.append(number))
-        signal.signal(STATUS_SIGNAL, self._status_requested)
-        # Readable once a signal came, so that a sleeping select() wakes.
-        self.wakeup_fd, write_end = os.pipe()
-        for fd in (self.wakeup_fd, write_end):
-            os.set_blocking(fd, False)
-        signal.set_wakeup_fd(write_end)
-
-    def clear_wakeups(self):
-        try:
-            while os.read(self.wakeup_fd, 512):
-                pass
-        except BlockingIOError:
-            pass
-
-    def _status_requested(self, _number, _frame):
-        self.status_requests += 1
-
-    def take_status_requests(self):
-        taken, self.status_requests = self.status_requests, 0
-        return taken
-
-    def take(self):
-        taken = []
-        while self.pending:  # pop one by one: a handler may append meanwhile
-            taken.append(self.pending.pop(0))
-        return taken
-
-    def check(self):
-        """Raises Interrupted if a signal came (for the phase before ranks)."""
-        if self.pending:
-            raise Interrupted(self.pending[0])
 
 
 class _Rank:

@@ -30,8 +30,7 @@ import signal
 import sys
 
 from . import procs, tree
-
-FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1)
+from .signal_catcher import CAUGHT as FORWARDED
 
 
 class FrontGone(Exception):

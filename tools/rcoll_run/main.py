@@ -7,6 +7,7 @@ import shlex
 import signal
 
 from . import cli, daemon, job, keeper, placement, procs, spawn, tree
+from .signal_catcher import Interrupted, SignalCatcher
 from .output import OutputPump
 
 EXIT_USAGE = 2
@@ -34,7 +35,7 @@ def main(argv, script_dir):
         procs.say(str(error))
         return EXIT_NOT_FOUND
     lifeline = keeper.start_keeper()
-    signals = job.SignalCatcher()
+    signals = SignalCatcher()
     keeper.release_signals()
     try:
         return _run_with_daemon(args, places, ssh_argv, signals, lifeline, script_dir)
@@ -44,7 +45,7 @@ def main(argv, script_dir):
     except daemon.DaemonError as error:
         procs.say(f"bootstrap service: {error}")
         return EXIT_LAUNCHER
-    except job.Interrupted as interruption:
+    except Interrupted as interruption:
         procs.say(f"received {interruption}; stopping before any rank started")
         return 128 + interruption.signum
 
