@@ -92,6 +92,7 @@ def _front(keeper):
         signal.signal(signum, lambda number, _frame: procs.signal_process(keeper, number))
     release_signals()
     _, status = os.waitpid(keeper, 0)  # retried after each handler (PEP 475)
+    signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED)  # its PID may be reused now
     code = os.waitstatus_to_exitcode(status)
     if code < 0:
         procs.say(f"the launcher's keeper process was killed by {procs.signal_name(-code)}; "
