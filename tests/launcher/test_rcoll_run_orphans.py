@@ -148,7 +148,7 @@ def _kill_pids(pids):
 def _kill_quietly(proc):
     if proc.poll() is None:
         proc.kill()
-        proc.wait()
+    proc.communicate(timeout=10)  # and closes its pipes
 
 
 def _real_binaries():
