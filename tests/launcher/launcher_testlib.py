@@ -57,6 +57,19 @@ def process_alive(pid):
     return state != "Z"
 
 
+def keeper_of(launcher_pid):
+    """The PID of rcoll-run's keeper: the one child of the process started
+    as rcoll-run (its front; tools/rcoll_run/keeper.py)."""
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                if int(f.read().rpartition(")")[2].split()[1]) == launcher_pid:
+                    return int(name)
+        except (OSError, ValueError, IndexError):
+            continue
+    raise AssertionError(f"rcoll-run (PID {launcher_pid}) has no keeper process")
+
+
 def wait_until(condition, timeout=10.0):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -127,12 +140,16 @@ class LauncherTestCase(unittest.TestCase):
                         f"orphans left: {[p for p in pids if process_alive(p)]}")
 
     def recorded_pids(self):
-        """Every "pid"/"child_pid" the rank programs recorded."""
-        return [r[key] for r in self.records("*.json").values() for key in ("pid", "child_pid")
-                if isinstance(r, dict) and key in r]
+        """Every "pid"/"child_pid"/"escaped_pid" the rank programs recorded."""
+        return [r[key] for r in self.records("*.json").values()
+                for key in ("pid", "child_pid", "escaped_pid") if isinstance(r, dict) and key in r]
 
     def _kill_recorded(self):
-        # Only after a failed test: never leave its processes behind.
-        for pid in self.recorded_pids():
+        # Only after a failed test: never leave its processes (or the fake
+        # service) behind.
+        for pid in self.recorded_pids() + [e["pid"] for e in self.daemon_events("start")]:
             if process_alive(pid):
-                os.kill(pid, signal.SIGKILL)
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
