@@ -5,6 +5,9 @@ its environment):
 - flood a fresh service with connections, held open and churned, while the
   ranks join: every job must form, every time, and the service's output
   must not grow by a line per connection (only its rate-limited summary);
+- close a rank's connection before the service proved the token (as the
+  service does to the oldest waiting connections under a flood): the rank
+  must reconnect and join;
 - squat the port the ranks join (torchrun style, MASTER_ADDR/MASTER_PORT)
   and answer them: the rank must refuse the impostor at once with a clear
   error, and the token must never appear in what it sent.
@@ -40,6 +43,7 @@ class FloodBeforeJoin(unittest.TestCase):
             ranks = []
             try:
                 self.assertTrue(flood.wait_holding(hold), flood.summary())
+                time.sleep(0.5)  # the ranks start into a flood in full swing
                 start = time.monotonic()
                 ranks = [(r, F.start_rank(daemon.address, TOKEN.decode(), r, self.size)) for r in range(self.size)]
                 for rank, proc in ranks:
@@ -79,6 +83,85 @@ class FloodBeforeJoin(unittest.TestCase):
 
     def test_held_and_churned_connections_never_keep_a_rank_out(self):
         self.flood_rounds(hold=400, churn=True)
+
+
+class ClosingRelay:
+    """Closes the first `close_first` connections right after a CHALLENGE of
+    its own, then relays every further connection to the real service."""
+
+    def __init__(self, service_port, close_first):
+        self.service_port, self.close_first = service_port, close_first
+        self.accepted = 0
+        self._sockets = []
+        self._pipes = []
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.listener.settimeout(0.2)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self):
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                continue
+            self.accepted += 1
+            if self.accepted <= self.close_first:
+                conn.sendall(F.frame(F.CHALLENGE, os.urandom(16)))
+                conn.close()
+                continue
+            upstream = socket.create_connection(("127.0.0.1", self.service_port), timeout=5)
+            self._sockets += [conn, upstream]
+            for source, sink in ((conn, upstream), (upstream, conn)):
+                self._pipes.append(threading.Thread(target=self._pipe, args=(source, sink), daemon=True))
+                self._pipes[-1].start()
+
+    @staticmethod
+    def _pipe(source, sink):
+        source.settimeout(None)
+        try:
+            while chunk := source.recv(65536):
+                sink.sendall(chunk)
+        except OSError:
+            pass
+        finally:
+            for sock in (source, sink):
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def close(self):
+        self._stop.set()
+        self._thread.join(5)
+        for pipe in self._pipes:
+            pipe.join(5)
+        for sock in self._sockets:
+            sock.close()
+        self.listener.close()
+
+
+class Retry(unittest.TestCase):
+    def test_a_rank_reconnects_when_closed_before_the_proof(self):
+        with F.Daemon(1, TOKEN.decode()) as daemon:
+            relay = ClosingRelay(daemon.port, close_first=3)
+            try:
+                result, seconds = F.run_join(dict(RCOLL_RANK=0, RCOLL_SIZE=1, RCOLL_BOOTSTRAP=f"127.0.0.1:{relay.port}",
+                                                  RCOLL_JOB_TOKEN=TOKEN.decode(), RCOLL_TIMEOUT=20,
+                                                  RCOLL_LOG="debug"), timeout=60)
+            finally:
+                relay.close()
+            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+            self.assertIn("joined rank 0 of 1", result.stdout)
+            output = result.stdout + result.stderr
+            self.assertEqual(output.count("reconnecting in"), 3, output)
+            for backoff in ("20 ms (attempt 2)", "40 ms (attempt 3)", "80 ms (attempt 4)"):
+                self.assertIn(backoff, output)
+            self.assertEqual(relay.accepted, 4)
+            self.assertLess(seconds, 5)
+            self.assertEqual(daemon.wait(10), 0, daemon.stderr())
 
 
 class FakeService:
