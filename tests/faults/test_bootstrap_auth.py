@@ -16,13 +16,12 @@ RCOLL_FLOOD_ROUNDS (default 2) sets how many jobs each flood test starts.
 """
 import os
 import re
-import socket
 import struct
-import threading
 import time
 import unittest
 
 import faultlib as F
+from fake_services import ClosingRelay, FakeService
 from flooder import Flooder
 
 TOKEN = b"auth-suite-token-0123456789abcdef"
@@ -85,64 +84,6 @@ class FloodBeforeJoin(unittest.TestCase):
         self.flood_rounds(hold=400, churn=True)
 
 
-class ClosingRelay:
-    """Closes the first `close_first` connections right after a CHALLENGE of
-    its own, then relays every further connection to the real service."""
-
-    def __init__(self, service_port, close_first):
-        self.service_port, self.close_first = service_port, close_first
-        self.accepted = 0
-        self._sockets = []
-        self._pipes = []
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        self.listener.settimeout(0.2)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self):
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.listener.accept()
-            except OSError:
-                continue
-            self.accepted += 1
-            if self.accepted <= self.close_first:
-                conn.sendall(F.frame(F.CHALLENGE, os.urandom(16)))
-                conn.close()
-                continue
-            upstream = socket.create_connection(("127.0.0.1", self.service_port), timeout=5)
-            self._sockets += [conn, upstream]
-            for source, sink in ((conn, upstream), (upstream, conn)):
-                self._pipes.append(threading.Thread(target=self._pipe, args=(source, sink), daemon=True))
-                self._pipes[-1].start()
-
-    @staticmethod
-    def _pipe(source, sink):
-        source.settimeout(None)
-        try:
-            while chunk := source.recv(65536):
-                sink.sendall(chunk)
-        except OSError:
-            pass
-        finally:
-            for sock in (source, sink):
-                try:
-                    sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-
-    def close(self):
-        self._stop.set()
-        self._thread.join(5)
-        for pipe in self._pipes:
-            pipe.join(5)
-        for sock in self._sockets:
-            sock.close()
-        self.listener.close()
-
-
 class Retry(unittest.TestCase):
     def test_a_rank_reconnects_when_closed_before_the_proof(self):
         with F.Daemon(1, TOKEN.decode()) as daemon:
@@ -162,50 +103,6 @@ class Retry(unittest.TestCase):
             self.assertEqual(relay.accepted, 4)
             self.assertLess(seconds, 5)
             self.assertEqual(daemon.wait(10), 0, daemon.stderr())
-
-
-class FakeService:
-    """A plain socket on a free loopback port in place of the job's service.
-    `answer(sock)` speaks to each connection after everything the rank sent
-    within `listen_s` was recorded in `received`."""
-
-    def __init__(self, answer, send_challenge=True, listen_s=0.5):
-        self.answer, self.send_challenge, self.listen_s = answer, send_challenge, listen_s
-        self.received = b""
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        self.listener.settimeout(0.2)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self):
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.listener.accept()
-            except OSError:
-                continue
-            with conn:
-                if self.send_challenge:
-                    conn.sendall(F.frame(F.CHALLENGE, os.urandom(16)))
-                conn.settimeout(self.listen_s)
-                try:
-                    while chunk := conn.recv(65536):
-                        self.received += chunk
-                        if len(self.received) >= F.HEADER.size + 48:
-                            break  # the JOIN's nonce and proof are in
-                except OSError:
-                    pass
-                try:
-                    self.answer(conn)
-                    time.sleep(0.5)
-                except OSError:
-                    pass
-
-    def close(self):
-        self._stop.set()
-        self._thread.join(5)
-        self.listener.close()
 
 
 def members_frame(size):
