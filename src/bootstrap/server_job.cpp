@@ -79,7 +79,13 @@ void ServerJob::on_first_frame(ServerSession& session, const wire::Frame& frame,
 
 void ServerJob::refuse(ServerSession& session, ErrorCode code, const std::string& text) {
   if (session.rank() < 0) return refuse_unauthenticated(session, code, text, "refused before joining");
-  log::warn("bootstrap: refusing {} (rank {}): {}: {}", session.peer(), session.rank(), wire::to_string(code), text);
+  refuse_proven(session, code, text);
+}
+
+void ServerJob::refuse_proven(ServerSession& session, ErrorCode code, const std::string& text) {
+  std::string who = session.rank() >= 0 ? " (rank " + std::to_string(session.rank()) + ")" : std::string();
+  log::warn("bootstrap: refusing {}{}: {}: {}", session.peer(), who, wire::to_string(code), text);
+  session.set_drop_reason(nullptr);  // logged here, so not counted among the unauthenticated
   session.send(wire::encode(wire::ErrorMessage{code, 0, {}, text}));
   session.close_after_flush();
 }
@@ -105,21 +111,16 @@ void ServerJob::answer_error(ServerSession& session, ErrorCode code, std::uint64
 // Only for a JOIN whose proof was right: the texts name ranks and sizes.
 bool ServerJob::join_refused(ServerSession& session, const wire::JoinMessage& join) {
   auto rank_text = "rank " + std::to_string(join.rank);
-  auto refuse_joining = [&](ErrorCode code, const std::string& text) {
-    log::warn("bootstrap: refusing {}: {}: {}", session.peer(), wire::to_string(code), text);
-    session.set_drop_reason(nullptr);  // logged here, so not counted among the unauthenticated
-    session.send(wire::encode(wire::ErrorMessage{code, 0, {}, text}));
-    session.close_after_flush();
-  };
   if (join.size != static_cast<std::uint32_t>(size_)) {
-    refuse_joining(ErrorCode::size_mismatch, rank_text + " expects world size " + std::to_string(join.size) +
-                                                  ", the job has size " + std::to_string(size_));
+    refuse_proven(session, ErrorCode::size_mismatch,
+                  rank_text + " expects world size " + std::to_string(join.size) + ", the job has size " +
+                      std::to_string(size_));
   } else if (join.rank >= static_cast<std::uint32_t>(size_)) {
-    refuse_joining(ErrorCode::rank_out_of_range,
-           rank_text + " is out of range [0, " + std::to_string(size_) + ")");
+    refuse_proven(session, ErrorCode::rank_out_of_range,
+                  rank_text + " is out of range [0, " + std::to_string(size_) + ")");
   } else if (const ServerSession* holder = by_rank_[join.rank]; holder != nullptr || state_ != State::forming) {
-    refuse_joining(ErrorCode::duplicate_rank,
-           rank_text + " already joined" + (holder ? " from " + holder->peer() : std::string(" (the job has formed)")));
+    refuse_proven(session, ErrorCode::duplicate_rank,
+                  rank_text + " already joined" + (holder ? " from " + holder->peer() : std::string(" (the job has formed)")));
   } else {
     return false;
   }

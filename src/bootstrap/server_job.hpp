@@ -73,6 +73,8 @@ class ServerJob {
   };
 
   void on_first_frame(ServerSession& session, const wire::Frame& frame, Clock::time_point now);
+  // Logs the refusal of a peer that proved the token, answers, closes.
+  void refuse_proven(ServerSession& session, wire::ErrorCode code, const std::string& text);
   void refuse_unauthenticated(ServerSession& session, wire::ErrorCode code, const std::string& text,
                               const char* reason);
   // Closes an unauthenticated session without a word.

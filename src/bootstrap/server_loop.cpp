@@ -18,7 +18,7 @@ namespace {
 // and never the newcomer: a flood cannot exhaust the fd table, and a
 // genuine rank, which answers the CHALLENGE within a round trip, is evicted
 // only if this many connections arrive during that round trip (it then
-// reconnects, tcp_client.cpp).
+// reconnects, client_handshake.cpp).
 constexpr std::size_t max_extra_unauthenticated = 256;
 constexpr int max_accepts_per_wakeup = 64;
 // At most one summary line of closed unauthenticated connections per this.
