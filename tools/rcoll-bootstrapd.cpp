@@ -126,6 +126,10 @@ int main(int argc, char** argv) {
   } catch (const rcoll::InvalidArgument& error) {
     std::cerr << "rcoll-bootstrapd: " << error.what() << "\n";
     return exit_usage;
+  } catch (const rcoll::IoError& error) {
+    // Not "rank -1: ...": the daemon is no rank.
+    std::cerr << "rcoll-bootstrapd: " << error.step() << ": " << error.cause() << "\n";
+    return exit_job_failed;
   } catch (const rcoll::Error& error) {
     std::cerr << "rcoll-bootstrapd: " << error.what() << "\n";
     return exit_job_failed;

@@ -48,6 +48,7 @@ Comm Comm::create(const Options& options) {
     config.size = options.size;
     config.job_token = options.job_token;
     config.join_timeout = options.timeout;
+    config.host_rank = options.rank;
     server = std::make_unique<bootstrap::BootstrapServer>(config);
     server->start();
     address = server->address();

@@ -19,7 +19,7 @@ TOOLS = REPO / "tools"
 
 # Every rank program starts with this: OUT is argv[1], record() writes JSON.
 RANK_PRELUDE = '''\
-import json, os, signal, socket, subprocess, sys, time
+import hashlib, hmac, json, os, signal, socket, subprocess, sys, time
 OUT = sys.argv[1]
 RANK = int(os.environ["RCOLL_RANK"])
 
@@ -30,13 +30,16 @@ def record(name, data):
     os.rename(tmp, os.path.join(OUT, name))
 
 def join_bootstrap():
-    """Joins the (fake) bootstrap service: sends the job token and waits for
-    its answer, so the service has recorded the join before this rank goes on
-    (and maybe ends the job by exiting)."""
+    """Joins the (fake) bootstrap service: answers its nonce with a proof of
+    the job token (never the token) and waits for its answer, so the service
+    has recorded the join before this rank goes on (and maybe ends the job by
+    exiting)."""
     host, _, port = os.environ["RCOLL_BOOTSTRAP"].rpartition(":")
-    with socket.create_connection((host, int(port)), timeout=5) as s:
-        s.sendall(os.environ["RCOLL_JOB_TOKEN"].encode() + b"\\n")
-        s.makefile("rb").readline()
+    with socket.create_connection((host, int(port)), timeout=5) as s, s.makefile("rb") as stream:
+        nonce = stream.readline().strip()
+        proof = hmac.new(os.environ["RCOLL_JOB_TOKEN"].encode(), nonce, hashlib.sha256).hexdigest()
+        s.sendall(proof.encode() + b"\\n")
+        stream.readline()
 
 def wait_for_files(names, timeout=10):
     end = time.time() + timeout
