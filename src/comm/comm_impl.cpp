@@ -10,6 +10,7 @@
 #include "bootstrap/tcp_server.hpp"
 #include "collectives/collectives.hpp"
 #include "comm/environment.hpp"
+#include "comm/message_fit.hpp"
 #include "comm/rank_card.hpp"
 #include "comm/shared_settings.hpp"
 #include "comm/tags.hpp"
@@ -113,6 +114,8 @@ void CommImpl::fail(const diagnostics::CallInfo& call) {
     throw;
   } catch (const InvalidArgument&) {
     throw;  // nothing was sent (or every rank raised it: MismatchError); still usable
+  } catch (const MessageError&) {
+    throw;  // one received message did not fit (message_fit.hpp); still usable
   } catch (const TimeoutError& e) {
     std::string what = e.what();
     std::vector<int> not_joined;
@@ -230,13 +233,8 @@ std::size_t CommImpl::recv(void* buf, std::size_t count, DataType type, int sour
   const diagnostics::CallInfo call = diagnostics::CallInfo::point_to_point(diagnostics::CallKind::recv, count, type, source, tag);
   transport::RequestPtr request = post(call, [&] { return transport_->irecv(source, user_tag(tag), buf, bytes); });
   if (request->state() != transport::Request::State::done)  // not already there
-    run(call, timeout, [&](Deadline deadline, const LazyText& label) { transport::wait(*transport_, request, deadline, label); });
-  std::size_t received = request->bytes();
-  if (received % dtype_size(type) != 0)
-    throw IoError(rank(), source, call.label(),
-                  "received " + std::to_string(received) + " bytes, not a whole number of " +
-                      std::string(to_string(type)) + " elements");
-  return received / dtype_size(type);
+    run(call, timeout, [&](Deadline deadline, const LazyText& label) { wait_for_message(*transport_, request, deadline, label); });
+  return whole_elements(rank(), call, request->bytes(), bytes);
 }
 
 }  // namespace rcoll::comm
