@@ -16,6 +16,7 @@
 #include "comm/tags.hpp"
 #include "comm/validate.hpp"
 #include "common/log.hpp"
+#include "diagnostics/blocked_send.hpp"
 #include "diagnostics/call_check.hpp"
 #include "diagnostics/status_report.hpp"
 #include "rcoll/comm.hpp"
@@ -123,6 +124,8 @@ void CommImpl::fail(const diagnostics::CallInfo& call) {
       auto finding = diagnosis_->explain(call, std::min(diagnosis_grace, options_.timeout));
       what += "; " + finding.text;
       not_joined = std::move(finding.not_joined);
+    } else if (call.kind == diagnostics::CallKind::send) {
+      what += blocked_send_clause(call);
     }
     if (auto aborted = failures_->find_abort()) what += "; " + *aborted;
     TimeoutError error(what, e.waiting_for(), std::move(not_joined));
@@ -134,6 +137,14 @@ void CommImpl::fail(const diagnostics::CallInfo& call) {
   } catch (const Error&) {
     rethrow_broken();
   }
+}
+
+std::string CommImpl::blocked_send_clause(const diagnostics::CallInfo& call) {
+  const diagnostics::BlockedSend::Transport sends{transport_name_, transport_->capabilities().eager_limit};
+  const std::size_t bytes = call.count * dtype_size(call.type);
+  diagnostics::BlockedSend diagnosis(*bootstrap_, rank(), size());
+  std::string why = diagnosis.explain(call, bytes, sends, std::min(diagnosis_grace, options_.timeout));
+  return why.empty() ? why : "; " + why;
 }
 
 void CommImpl::rethrow_broken() {
