@@ -105,7 +105,7 @@ class Comm {
   comm::CommImpl& impl() noexcept { return *impl_; }
 
  private:
-  static void check_same_length(std::size_t send, std::size_t recv);
+  void check_same_length(std::size_t send, std::size_t recv) const;
   std::unique_ptr<comm::CommImpl> impl_;
 };
 

@@ -52,7 +52,7 @@ CommImpl::CommImpl(const Options& options, const JoinFunction& join,
                    std::unique_ptr<bootstrap::BootstrapServer> server, const TransportFactory& make_transport)
     : options_(options), server_(std::move(server)), state_(std::make_shared<diagnostics::CallState>(options.rank)) {
   validate_options(options_);
-  const ProcessSettings settings = process_settings_from_env();
+  const ProcessSettings settings = process_settings_from_env(options_.rank);
   if (settings.log_level) log::set_level(*settings.log_level);
   log::set_rank(options_.rank);
   Deadline deadline = Deadline::after(options_.timeout);
