@@ -18,7 +18,7 @@ namespace rcoll {
 Comm Comm::from_env() {
   Options options = comm::options_from_env();
   log::set_rank(options.rank);
-  if (auto level = comm::process_settings_from_env(options.rank).log_level) log::set_level(*level);
+  if (auto level = comm::process_settings_from_env(options.rank).log_level) log::set_level_from("RCOLL_LOG", *level);
   // Placement binds the whole process, so it belongs to launched ranks (one
   // process each), not to Comm::create, which tests call from several threads.
   // It runs before the transport exists so later threads inherit the binding.

@@ -53,7 +53,7 @@ CommImpl::CommImpl(const Options& options, const JoinFunction& join,
     : options_(options), server_(std::move(server)), state_(std::make_shared<diagnostics::CallState>(options.rank)) {
   validate_options(options_);
   const ProcessSettings settings = process_settings_from_env(options_.rank);
-  if (settings.log_level) log::set_level(*settings.log_level);
+  if (settings.log_level) log::set_level_from("RCOLL_LOG", *settings.log_level);
   log::set_rank(options_.rank);
   Deadline deadline = Deadline::after(options_.timeout);
   const transport::TransportConfig config = transport_config(options_, settings);

@@ -4,8 +4,8 @@
 // the environment themselves. A malformed value throws InvalidArgument
 // naming the rank ("rank 3: ", or "rank unknown: " when the launcher's rank
 // variable is the malformed one), the variable and what it expects.
-// RCOLL_BIND is the exception: an unknown value is warned about, never
-// fatal.
+// RCOLL_LOG and RCOLL_BIND are the exceptions: an unknown value is warned
+// about, never fatal.
 #pragma once
 
 #include <optional>
@@ -48,7 +48,7 @@ PlacementRequest placement_from_env(const Options& options);
 // (Comm::from_env or Comm::create). `rank` (-1: unknown) names the rank in
 // the errors.
 struct ProcessSettings {
-  std::optional<std::string> log_level;        // RCOLL_LOG (log.hpp checks the name)
+  std::optional<std::string> log_level;        // RCOLL_LOG (log::set_level_from checks the name)
   bool status_signal = false;                  // RCOLL_STATUS_SIGNAL=1: SIGUSR1 reports
   transport::rdma::RdmaOptions rdma;           // RCOLL_IB_* (docs/RDMA.md)
   std::optional<std::size_t> tcp_send_buffer;  // RCOLL_TCP_SNDBUF, a byte count

@@ -124,6 +124,19 @@ class Jobs(unittest.TestCase):
             for rank in range(n):
                 self.assertIn(f"[{rank}] ok rank {rank} of {n}", result.stdout)
 
+    def test_rcoll_log_takes_any_case_and_warns_once_about_an_unknown_level(self):
+        result = launch(2, JOB, "ok", extra=("--transport", "tcp"), env=job_env(RCOLL_LOG="INFO"))
+        self.assert_ok(result)
+        for rank in range(2):
+            self.assertIn(f"[{rank}] [rcoll r{rank}] [info] joined: rank {rank} of 2", result.stderr)
+        result = launch(2, JOB, "ok", extra=("--transport", "tcp"), env=job_env(RCOLL_LOG="loud"))
+        self.assert_ok(result)
+        warning = ("[warning] RCOLL_LOG='loud' is not a log level (expected off, error, warn, info, debug or "
+                   "trace, in any case); logging at warn")
+        for rank in range(2):
+            lines = [line for line in result.stderr.splitlines() if line.startswith(f"[{rank}] ") and warning in line]
+            self.assertEqual(len(lines), 1, result.stderr)
+
     def test_rank_exiting_with_error_stops_the_job(self):
         result = launch(4, JOB, "exit", "2", extra=("--timeout", "60"))
         # Usually 3 (rank 2's status); a survivor's exit can race it to the launcher.
