@@ -140,7 +140,9 @@ void CommImpl::fail(const diagnostics::CallInfo& call) {
 }
 
 std::string CommImpl::blocked_send_clause(const diagnostics::CallInfo& call) {
-  const diagnostics::BlockedSend::Transport sends{transport_name_, transport_->capabilities().eager_limit};
+  // Unknown without a transport (never here: fail() runs on a usable one): no size sentence.
+  const std::size_t eager_limit = transport_ ? transport_->capabilities().eager_limit : SIZE_MAX;
+  const diagnostics::BlockedSend::Transport sends{transport_name_, eager_limit};
   const std::size_t bytes = call.count * dtype_size(call.type);
   diagnostics::BlockedSend diagnosis(*bootstrap_, rank(), size());
   std::string why = diagnosis.explain(call, bytes, sends, std::min(diagnosis_grace, options_.timeout));

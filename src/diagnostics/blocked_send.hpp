@@ -21,7 +21,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
+#include "common/deadline.hpp"
 #include "diagnostics/call_info.hpp"
 #include "store/store.hpp"
 
