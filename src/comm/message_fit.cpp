@@ -13,6 +13,11 @@ void wait_for_message(transport::Transport& transport, const transport::RequestP
   try {
     transport::wait(transport, request, deadline, label);
   } catch (const transport::TruncationError& e) {
+    // Sends the refusal of the message on its way now: the sender's send
+    // waits for it, and this rank may make no further call for a while.
+    // (TCP writes its CTS with discard at once anyway; RDMA's truncated
+    // CTS waits in the control queue until the next progress.)
+    transport.progress();
     throw MessageError(e.rank(), e.peer(), label.str(), e.cause() + " (the message was discarded)", e.length(),
                        e.capacity());
   }

@@ -5,10 +5,13 @@
 // internal tag encoding.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "comm/tags.hpp"
@@ -78,6 +81,27 @@ TEST_P(MessageErrors, AMessageLongerThanTheBufferFailsThatReceiveOnly) {
     }
     expect_usable(comm);
   });
+}
+
+// The sender of a refused rendezvous message must not wait for the
+// receiver's next call: rank 1 refuses the 1 MiB message, then makes no
+// rcoll call for 3 s; rank 0's send has 1.5 s.
+TEST_P(MessageErrors, TheSenderOfARefusedMessageDoesNotWaitForTheReceiversNextCall) {
+  std::atomic<bool> sent{false};
+  run_comms(GetParam(), 2, [&](Comm& comm) {
+    std::vector<std::uint8_t> large(1 << 20, 9), small(10);
+    if (comm.rank() == 0) {
+      comm.send(std::span<const std::uint8_t>(large), 1, 6, {.timeout = 1500ms});
+      sent = true;
+    } else {
+      std::this_thread::sleep_for(200ms);  // the message is announced before the receive is posted
+      EXPECT_THROW(comm.recv(std::span<std::uint8_t>(small), 0, 6), MessageError);
+      const auto until = std::chrono::steady_clock::now() + 3s;
+      while (!sent && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(10ms);
+    }
+    comm.barrier();
+  });
+  EXPECT_TRUE(sent);
 }
 
 TEST_P(MessageErrors, APartialElementFailsThatReceiveOnly) {
