@@ -111,6 +111,23 @@ int run_fault(rcoll::Comm& comm, Fault fault, int victim, int delay_ms, bool bca
   }
 }
 
+// Runs `calls`: prints "rank R completed" and returns 0, or prints "rank R
+// caught: <error>", stays 1 s (so that the others can still read what this
+// rank published) and returns 4.
+template <typename Calls>
+int report_outcome(rcoll::Comm& comm, Calls&& calls) {
+  try {
+    calls();
+    std::printf("rank %d completed\n", comm.rank());
+    return 0;
+  } catch (const rcoll::Error& e) {
+    std::printf("rank %d caught: %s\n", comm.rank(), e.what());
+    std::fflush(stdout);
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    return 4;
+  }
+}
+
 int run_hang(rcoll::Comm& comm, int sleeper, int seconds) {
   comm.barrier();
   if (comm.rank() == sleeper) {
@@ -122,16 +139,7 @@ int run_hang(rcoll::Comm& comm, int sleeper, int seconds) {
   std::vector<float> data(4096, 1.0f);
   std::printf("rank %d entering allreduce\n", comm.rank());
   std::fflush(stdout);
-  try {
-    comm.allreduce(std::span<float>(data), rcoll::ReduceOp::sum);
-    std::printf("rank %d completed\n", comm.rank());
-    return 0;
-  } catch (const rcoll::Error& e) {
-    std::printf("rank %d caught: %s\n", comm.rank(), e.what());
-    std::fflush(stdout);
-    std::this_thread::sleep_for(std::chrono::seconds(1));
-    return 4;
-  }
+  return report_outcome(comm, [&] { comm.allreduce(std::span<float>(data), rcoll::ReduceOp::sum); });
 }
 
 int run_ring(rcoll::Comm& comm, std::size_t bytes) {
@@ -139,17 +147,10 @@ int run_ring(rcoll::Comm& comm, std::size_t bytes) {
   ::signal(SIGTERM, SIG_IGN);
   const int next = (comm.rank() + 1) % comm.size(), prev = (comm.rank() + comm.size() - 1) % comm.size();
   std::vector<std::uint8_t> out(bytes, 1), in(bytes);
-  try {
+  return report_outcome(comm, [&] {
     comm.send(std::span<const std::uint8_t>(out), next, 3);
     comm.recv(std::span<std::uint8_t>(in), prev, 3);
-    std::printf("rank %d completed\n", comm.rank());
-    return 0;
-  } catch (const rcoll::Error& e) {
-    std::printf("rank %d caught: %s\n", comm.rank(), e.what());
-    std::fflush(stdout);
-    std::this_thread::sleep_for(std::chrono::seconds(1));
-    return 4;
-  }
+  });
 }
 
 }  // namespace
