@@ -109,7 +109,8 @@ int report(const BootstrapServer& server) {
 
 int main(int argc, char** argv) {
   auto config = parse_args(argc, argv);
-  if (const char* level = std::getenv("RCOLL_LOG"); level != nullptr && *level != '\0') rcoll::log::set_level(level);
+  if (const char* level = std::getenv("RCOLL_LOG"); level != nullptr && *level != '\0')
+    rcoll::log::set_level_from("RCOLL_LOG", level);
   install_signal_handlers();
   try {
     BootstrapServer server(config);

@@ -11,10 +11,11 @@
 // verifies that before each collective (MismatchError on every rank).
 //
 // Failures (docs/ERRORS.md): after a TimeoutError or IoError the
-// communicator is unusable; it then closes its connections, so that peers
-// waiting on this rank fail at once too, and their errors name the first
-// failure. A collective that times out says which ranks had not entered it
-// ("ranks 5 and 9 have not joined; all others wait on them").
+// communicator is unusable (after any other error it stays usable); it
+// then closes its connections, so that peers waiting on this rank fail at
+// once too, and their errors name the first failure. A collective that
+// times out says which ranks had not entered it ("ranks 5 and 9 have not
+// joined; all others wait on them").
 #pragma once
 
 #include <cstddef>
@@ -65,8 +66,16 @@ class Comm {
   // Copies root's buffer to every rank.
   void bcast(void* buf, std::size_t count, DataType type, int root, const CallOptions& call = {});
   void barrier(const CallOptions& call = {});
-  // Point to point; tag >= 0. recv accepts a message of at most `count`
-  // elements and returns the number of elements received.
+  // Point to point; tag >= 0. send returns once its message has left: a
+  // message within the transport's eager limit (64 KiB over TCP, up to
+  // 256 KiB while the receiver has room; 8 KiB over RDMA) leaves at once,
+  // a larger one only when the receiver has posted a matching recv. So, as
+  // with MPI_Send, ranks that all send before they receive may wait for
+  // each other until the timeout (whose error names the circular wait):
+  // let some ranks receive first. recv accepts a message of at most
+  // `count` elements and returns the number of elements received; a
+  // message that does not fit (longer, or not a whole number of elements)
+  // raises MessageError, and the communicator stays usable.
   void send(const void* buf, std::size_t count, DataType type, int dest, int tag, const CallOptions& call = {});
   std::size_t recv(void* buf, std::size_t count, DataType type, int source, int tag, const CallOptions& call = {});
 
@@ -105,7 +114,7 @@ class Comm {
   comm::CommImpl& impl() noexcept { return *impl_; }
 
  private:
-  static void check_same_length(std::size_t send, std::size_t recv);
+  void check_same_length(std::size_t send, std::size_t recv) const;
   std::unique_ptr<comm::CommImpl> impl_;
 };
 

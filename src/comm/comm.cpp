@@ -16,9 +16,9 @@
 namespace rcoll {
 
 Comm Comm::from_env() {
-  if (auto level = comm::process_settings_from_env().log_level) log::set_level(*level);
   Options options = comm::options_from_env();
   log::set_rank(options.rank);
+  if (auto level = comm::process_settings_from_env(options.rank).log_level) log::set_level_from("RCOLL_LOG", *level);
   // Placement binds the whole process, so it belongs to launched ranks (one
   // process each), not to Comm::create, which tests call from several threads.
   // It runs before the transport exists so later threads inherit the binding.
@@ -94,10 +94,10 @@ std::size_t Comm::recv(void* buf, std::size_t count, DataType type, int source, 
 }
 void Comm::abort(const std::string& reason) { impl_->abort(reason); }
 
-void Comm::check_same_length(std::size_t send, std::size_t recv) {
+void Comm::check_same_length(std::size_t send, std::size_t recv) const {
   if (send != recv)
-    throw InvalidArgument("allreduce: send span has " + std::to_string(send) + " elements but recv span has " +
-                          std::to_string(recv));
+    throw InvalidArgument("rank " + std::to_string(rank()) + ": allreduce: send span has " + std::to_string(send) +
+                          " elements but recv span has " + std::to_string(recv));
 }
 
 }  // namespace rcoll

@@ -129,6 +129,8 @@ class CommImpl {
   // side channel knows of along its peer's chain ("first failure: rank 3,
   // peer 2: ..."). What fail() does for IoError and other Errors.
   [[noreturn]] void rethrow_broken();
+  // At the timeout of send `call`: "; <why>" (diagnostics/blocked_send.hpp), or "".
+  std::string blocked_send_clause(const diagnostics::CallInfo& call);
   void break_down(int peer, const Error& error);
   std::uint64_t next_sequence() noexcept { return sequence_++; }
   // The constructor's steps: join with this rank's card and connect the
