@@ -6,7 +6,8 @@
 //   │   └── MismatchError the ranks called different collectives (RCOLL_CHECK=1);
 //   │                     every rank raises it, the communicator is intact
 //   ├── TimeoutError      a wait passed its deadline; the communicator is unusable
-//   └── IoError           a peer or the network failed; the communicator is unusable
+//   ├── IoError           a peer or the network failed; the communicator is unusable
+//   └── ResourceError     memory ran out inside a call (std::bad_alloc never leaves rcoll)
 //
 // docs/ERRORS.md tells what each means and what to do.
 #pragma once
@@ -73,6 +74,16 @@ class IoError : public Error {
   int peer_;
   std::string step_;
   std::string cause_;
+};
+
+// Memory ran out inside a call: every std::bad_alloc the library meets in
+// a call of the communicator becomes this, naming the rank, the call and
+// its size. Raised while the call communicated (a schedule's scratch, the
+// transport's buffers), the communicator is unusable, as after an IoError;
+// raised before anything was sent, it is intact (docs/ERRORS.md).
+class ResourceError : public Error {
+ public:
+  using Error::Error;
 };
 
 }  // namespace rcoll
