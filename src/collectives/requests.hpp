@@ -3,10 +3,11 @@
 // exception (timeout, failed peer) the transport never writes into a scratch
 // buffer that has been freed or keeps reading a buffer the caller got back.
 //
-// Both keep O(pipeline depth) entries, never one per segment: a call's
-// segment count grows with its size (SIZE_MAX / 2 bytes in 512 KiB pieces
-// is 2^43 of them), and a list of them all exhausted memory before the
-// first byte moved.
+// Neither makes a list of a call's segments: their count grows with the
+// call's size (SIZE_MAX / 2 bytes in 512 KiB pieces is 2^43 of them), and
+// such a list exhausted memory before the first byte moved. A RecvWindow
+// holds its depth of receives; a RequestList holds the sends still pending
+// (RequestList::send_bounded: at most its bound).
 #pragma once
 
 #include <cstddef>
