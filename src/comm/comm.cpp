@@ -34,7 +34,10 @@ Comm Comm::from_env() {
   return create(options);
 }
 
-Comm Comm::create(const Options& options) {
+namespace {
+
+// What Comm::create does; it turns a std::bad_alloc from here into a ResourceError.
+Comm create_comm(const Options& options) {
   comm::validate_options(options);
   log::set_rank(options.rank);
   if (options.size == 1 && options.bootstrap.empty()) {
@@ -67,6 +70,17 @@ Comm Comm::create(const Options& options) {
     return bootstrap::join_tcp(request, deadline);
   };
   return Comm(std::make_unique<comm::CommImpl>(options, join, std::move(server)));
+}
+
+}  // namespace
+
+Comm Comm::create(const Options& options) {
+  try {
+    return create_comm(options);
+  } catch (const std::bad_alloc&) {
+    throw ResourceError("rank " + std::to_string(options.rank) +
+                        ": create: out of memory (std::bad_alloc) while joining the job");
+  }
 }
 
 Comm::Comm(std::unique_ptr<comm::CommImpl> impl) : impl_(std::move(impl)) {}
