@@ -51,8 +51,8 @@ class Comm {
   Comm& operator=(Comm&&) noexcept;
   ~Comm();
 
-  // Every member below throws InvalidArgument ("this Comm was moved from")
-  // on a Comm that was moved from.
+  // Every member below but impl() throws InvalidArgument ("this Comm was
+  // moved from") on a Comm that was moved from.
   int rank() const;
   int size() const;
   // "tcp" or "rdma": the transport this communicator runs on.
