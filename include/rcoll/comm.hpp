@@ -1,7 +1,10 @@
 // The communicator: a group of `size()` ranks that run collectives together.
 //
 // Threading: a Comm is used by one thread at a time (calls on one Comm must
-// not overlap). Different Comms are independent. Every call is blocking and
+// not overlap): a call made while another thread's call on the same Comm
+// is running throws InvalidArgument naming both, and the running call goes
+// on unaffected (abort() alone may come from any thread). Different Comms
+// are independent. Every call is blocking and
 // returns when this rank's part is complete; every wait honours the
 // communicator's timeout (Options::timeout, RCOLL_TIMEOUT), or the call's
 // own when its trailing CallOptions sets one.
@@ -49,8 +52,10 @@ class Comm {
   Comm& operator=(Comm&&) noexcept;
   ~Comm();
 
-  int rank() const noexcept;
-  int size() const noexcept;
+  // Every member below but impl() throws InvalidArgument ("this Comm was
+  // moved from") on a Comm that was moved from.
+  int rank() const;
+  int size() const;
   // "tcp" or "rdma": the transport this communicator runs on.
   std::string transport_name() const;
   // The plan the collectives follow, as text: per collective and range of
@@ -59,7 +64,9 @@ class Comm {
   // RCOLL_LOG=info prints it on rank 0 at creation; rcoll-bench --print-plan too.
   std::string describe_plan() const;
 
-  // recv[i] = op over all ranks of send[i]. send == recv is in place.
+  // recv[i] = op over all ranks of send[i]. send == recv is in place; send
+  // and recv otherwise must not overlap at all (InvalidArgument before
+  // anything is sent: a partly overlapping pair would read what it wrote).
   void allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
                  const CallOptions& call = {});
   void allreduce(void* inout, std::size_t count, DataType type, ReduceOp op, const CallOptions& call = {});

@@ -9,7 +9,8 @@
 //   │                     than the buffer, or not a whole number of elements); only
 //   │                     that receive failed, the communicator is intact
 //   ├── TimeoutError      a wait passed its deadline; the communicator is unusable
-//   └── IoError           a peer or the network failed; the communicator is unusable
+//   ├── IoError           a peer or the network failed; the communicator is unusable
+//   └── ResourceError     memory ran out inside a call (std::bad_alloc never leaves rcoll)
 //
 // The rule: TimeoutError and IoError always leave the communicator unusable;
 // every other Error leaves it usable.
@@ -106,6 +107,16 @@ class IoError : public Error {
   int peer_;
   std::string step_;
   std::string cause_;
+};
+
+// Memory ran out inside a call: every std::bad_alloc the library meets in
+// a call of the communicator becomes this, naming the rank, the call and
+// its size. Raised while the call communicated (a schedule's scratch, the
+// transport's buffers), the communicator is unusable, as after an IoError;
+// raised before anything was sent, it is intact (docs/ERRORS.md).
+class ResourceError : public Error {
+ public:
+  using Error::Error;
 };
 
 }  // namespace rcoll

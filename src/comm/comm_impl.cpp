@@ -110,6 +110,11 @@ void CommImpl::ensure_usable(const LazyText& label) const {
     throw IoError(rank(), -1, label.str(), "communicator is unusable after an earlier failure: " + broken_reason_);
 }
 
+void CommImpl::throw_out_of_memory(const diagnostics::CallInfo& call) const {
+  throw ResourceError("rank " + std::to_string(rank()) + ": " + call.label() +
+                      ": out of memory (std::bad_alloc) while communicating");
+}
+
 void CommImpl::fail(const diagnostics::CallInfo& call) {
   try {
     throw;
@@ -191,6 +196,7 @@ void CommImpl::allreduce(const void* send, void* recv, std::size_t count, DataTy
   check_op(rank(), name, op);
   check_buffer(rank(), name, "send", send, count);
   check_buffer(rank(), name, "recv", recv, count);
+  check_no_partial_overlap(rank(), name, send, recv, bytes);
   check_timeout(rank(), name, timeout);
   const diagnostics::CallInfo call = diagnostics::CallInfo::allreduce(next_sequence(), count, type, op);
   const tuning::AllreduceChoice& choice = plan_->allreduce(bytes);

@@ -77,7 +77,9 @@ void read_tuning(Options& options) {
   if (auto name = env::text("RCOLL_ALLREDUCE_ALGO")) options.allreduce_algo = parse_allreduce_algo(*name);
   if (auto name = env::text("RCOLL_BCAST_ALGO")) options.bcast_algo = parse_bcast_algo(*name);
   if (auto bytes = env::bytes("RCOLL_SEGMENT_BYTES")) {
-    if (*bytes == 0) throw InvalidArgument("RCOLL_SEGMENT_BYTES='0': expected a positive byte count such as 512K");
+    if (*bytes < min_segment_bytes)
+      throw InvalidArgument("RCOLL_SEGMENT_BYTES='" + std::to_string(*bytes) + "': expected a byte count of at least " +
+                            std::to_string(min_segment_bytes) + " (4K), such as 512K");
     options.segment_bytes = *bytes;
   }
   options.check = env::zero_or_one("RCOLL_CHECK").value_or(options.check);

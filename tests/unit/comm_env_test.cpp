@@ -141,6 +141,9 @@ TEST(EnvOptions, MalformedValuesNameTheVariable) {
   expect_invalid({{"RCOLL_ALLREDUCE_ALGO", "magic"}}, "magic");
   expect_invalid({{"RCOLL_BCAST_ALGO", "magic"}}, "magic");
   expect_invalid({{"RCOLL_SEGMENT_BYTES", "0"}}, "RCOLL_SEGMENT_BYTES");
+  // Below a page a segment's overhead outweighs its payload (options.hpp, min_segment_bytes).
+  expect_invalid({{"RCOLL_SEGMENT_BYTES", "1"}}, "RCOLL_SEGMENT_BYTES='1': expected a byte count of at least 4096");
+  expect_invalid({{"RCOLL_SEGMENT_BYTES", "4095"}}, "RCOLL_SEGMENT_BYTES");
   expect_invalid({{"RCOLL_SEGMENT_BYTES", "1.5M"}}, "RCOLL_SEGMENT_BYTES");
   expect_invalid({{"RCOLL_SEGMENT_BYTES", "-4K"}}, "RCOLL_SEGMENT_BYTES");
   expect_invalid({{"MASTER_ADDR", "h"}}, "MASTER_PORT");
