@@ -1,5 +1,14 @@
 #include "transport/tcp/connection.hpp"
 
+#include <linux/sockios.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <chrono>
+
+#include "common/deadline.hpp"
 #include "common/log.hpp"
 #include "common/socket_util.hpp"
 
@@ -11,7 +20,46 @@ Connection::Connection(int self, int rank, Poller& poller, SendBuffer send_buffe
 }
 
 Connection::~Connection() {
-  if (fd_) poller_.remove(fd_.get());
+  if (!fd_) return;
+  poller_.remove(fd_.get());
+  close_gracefully(fd_.get());
+}
+
+namespace {
+
+// Bytes this socket has sent that the peer's kernel has not acknowledged.
+int unacknowledged(int fd) {
+  int bytes = 0;
+  return ::ioctl(fd, SIOCOUTQ, &bytes) == 0 ? bytes : 0;
+}
+
+// Reads and drops what has arrived; false at EOF or on an error.
+bool drop_incoming(int fd) {
+  char sink[4096];
+  for (;;) {
+    ssize_t n = ::recv(fd, sink, sizeof(sink), MSG_DONTWAIT);
+    if (n > 0) continue;
+    return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR);
+  }
+}
+
+}  // namespace
+
+// A rank that ends first (the root of a bcast, say) may still have frames in
+// its kernel send queue that the peer has not read. Closing a socket with
+// unread incoming bytes (the peer's CREDIT frames) makes the kernel send a
+// reset, which throws that queue away and fails the peer's receives. So:
+// send FIN behind the data, and keep reading (and dropping) until the peer
+// has acknowledged everything, or the linger bound passes.
+void Connection::close_gracefully(int fd) noexcept {
+  constexpr auto linger = std::chrono::seconds(2);
+  ::shutdown(fd, SHUT_WR);
+  const Deadline deadline = Deadline::after(linger);
+  while (drop_incoming(fd) && unacknowledged(fd) > 0 && !deadline.expired()) {
+    pollfd p{fd, POLLIN, 0};
+    ::poll(&p, 1, 5);
+  }
+  drop_incoming(fd);
 }
 
 void Connection::push_control(FrameType type, Tag tag, std::size_t length, std::uint64_t id, std::uint8_t flags) {

@@ -23,6 +23,8 @@ class Connection {
  public:
   // `self`, `rank`: this process's rank and the peer's, for the log.
   Connection(int self, int rank, Poller& poller, SendBuffer send_buffer);
+  // Closes an open socket gracefully: its queued bytes reach the peer
+  // (bounded wait, see close_gracefully).
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -60,6 +62,7 @@ class Connection {
  private:
   void size_send_buffer(std::size_t bytes);
   void watch_writes(bool want_write);
+  static void close_gracefully(int fd) noexcept;
 
   int self_;
   int rank_;

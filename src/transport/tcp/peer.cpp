@@ -130,6 +130,10 @@ bool Peer::flush() {
   if (state_ != State::ready) return false;
   SendQueue::FlushResult result = connection_.flush();
   if (result.error != 0) {
+    // The peer may have closed after sending its last frames (a rank that
+    // finished first): they are still in the socket, so read them before
+    // failing what is pending.
+    read();
     fail("send: " + net::errno_text(result.error));
     return true;
   }
