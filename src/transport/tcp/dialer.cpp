@@ -124,20 +124,32 @@ void Dialer::on_events(std::uint32_t events) {
 void Dialer::finish_connect() {
   int error = net::socket_error(fd_.get());
   if (error != 0) return after_connect_error(error);
-  poller_.modify(fd_.get(), make_key(SocketRole::dialer, static_cast<std::uint32_t>(params_.peer)), false);
+  watch(false);
   set_state(State::awaiting_challenge);
 }
 
-void Dialer::read_challenge() {
+void Dialer::watch(bool writable) {
+  poller_.modify(fd_.get(), make_key(SocketRole::dialer, static_cast<std::uint32_t>(params_.peer)), writable);
+}
+
+// Reads one handshake message; true once it is whole. A close or a reset
+// means the acceptor dropped this attempt (dial again); other errors fail.
+bool Dialer::receive(void* message, std::size_t bytes, std::size_t& got, const std::string& step) {
   int error = 0;
-  switch (read_exact(fd_.get(), &challenge_, sizeof(challenge_), challenge_got_, error)) {
-    case ReadStatus::more: return;
-    case ReadStatus::closed: return after_lost_handshake("closed before its challenge");
+  switch (read_exact(fd_.get(), message, bytes, got, error)) {
+    case ReadStatus::more: return false;
+    case ReadStatus::done: return true;
+    case ReadStatus::closed: after_lost_handshake("closed while " + step); return false;
     case ReadStatus::error:
-      if (lost(error)) return after_lost_handshake("waiting for its challenge: " + net::errno_text(error));
-      return fail("waiting for its challenge: " + net::errno_text(error));
-    case ReadStatus::done: break;
+      if (lost(error)) after_lost_handshake(step + ": " + net::errno_text(error));
+      else fail(step + ": " + net::errno_text(error));
+      return false;
   }
+  return false;
+}
+
+void Dialer::read_challenge() {
+  if (!receive(&challenge_, sizeof(challenge_), challenge_got_, "waiting for its challenge")) return;
   if (challenge_.magic != hello_magic || challenge_.version != wire_version || challenge_.kind != HelloKind::challenge)
     return fail("what listens there is not an rcoll transport of wire version " + std::to_string(wire_version) +
                 " (its first message has version " + std::to_string(challenge_.version) + ")");
@@ -153,28 +165,18 @@ void Dialer::send_hello() {
     if (n > 0) {
       hello_sent_ += static_cast<std::size_t>(n);
     } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
-      poller_.modify(fd_.get(), make_key(SocketRole::dialer, static_cast<std::uint32_t>(params_.peer)), true);
-      return;
+      return watch(true);
     } else if (errno != EINTR) {
       if (lost(errno)) return after_lost_handshake("sending the handshake: " + net::errno_text(errno));
       return fail("sending the handshake: " + net::errno_text(errno));
     }
   }
-  poller_.modify(fd_.get(), make_key(SocketRole::dialer, static_cast<std::uint32_t>(params_.peer)), false);
+  watch(false);
   set_state(State::awaiting_reply);
 }
 
 void Dialer::read_reply() {
-  int error = 0;
-  switch (read_exact(fd_.get(), &reply_, sizeof(reply_), reply_got_, error)) {
-    case ReadStatus::more: return;
-    case ReadStatus::closed: return after_lost_handshake("closed before answering the handshake");
-    case ReadStatus::error:
-      if (lost(error)) return after_lost_handshake("reading the handshake answer: " + net::errno_text(error));
-      return fail("reading the handshake answer: " + net::errno_text(error));
-    case ReadStatus::done: break;
-  }
-  check_reply();
+  if (receive(&reply_, sizeof(reply_), reply_got_, "waiting for the answer to the handshake")) check_reply();
 }
 
 // Nothing from the acceptor counts before its proof: a refusal that does

@@ -69,6 +69,8 @@ class Dialer {
   void after_lost_handshake(const std::string& what);
   void retry_later();
   void finish_connect();
+  void watch(bool writable);
+  bool receive(void* message, std::size_t bytes, std::size_t& got, const std::string& step);
   void read_challenge();
   void send_hello();
   void read_reply();
