@@ -161,11 +161,12 @@ bool TcpTransport::on_inbound(std::uint32_t id) {
     drop_inbound(id, DropTally::Cause::closed);
   } else if (inbound.state() == InboundHandshake::State::complete) {
     HelloVerdict verdict = verify_hello(inbound.hello(), inbound.nonce(), config_.job_token);
-    if (verdict != HelloVerdict::proven)
-      return drop_inbound(id, verdict == HelloVerdict::not_rcoll ? DropTally::Cause::not_rcoll
-                                                                 : DropTally::Cause::bad_proof), true;
-    admit(inbound);
-    inbound_.erase(id);
+    if (verdict == HelloVerdict::proven) {
+      admit(inbound);
+      inbound_.erase(id);
+    } else {
+      drop_inbound(id, verdict == HelloVerdict::not_rcoll ? DropTally::Cause::not_rcoll : DropTally::Cause::bad_proof);
+    }
   }
   return true;
 }
