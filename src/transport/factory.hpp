@@ -15,8 +15,8 @@ namespace rcoll::transport {
 struct TransportConfig {
   int rank = 0;
   int size = 1;
-  // Presented on every connection between ranks, so a stray client cannot
-  // pose as a rank.
+  // Proven (never sent) on every connection between ranks, so a stray
+  // client can neither pose as a rank nor learn it.
   std::string job_token;
   // Interface name or IPv4 address to listen on and to publish; empty: the
   // address of this host's route to the job (`job_route`).
