@@ -38,7 +38,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-PACKAGES=(cmake ninja-build pkg-config clang libclang-rt-14-dev libspdlog-dev libhwloc-dev libibverbs-dev librdmacm-dev)
+PACKAGES=(cmake ninja-build pkg-config clang libclang-rt-14-dev libspdlog-dev libhwloc-dev libibverbs-dev librdmacm-dev libssl-dev)
 missing=()
 for package in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -109,7 +109,8 @@ int report(const BootstrapServer& server) {
 
 int main(int argc, char** argv) {
   auto config = parse_args(argc, argv);
-  if (const char* level = std::getenv("RCOLL_LOG"); level != nullptr && *level != '\0') rcoll::log::set_level(level);
+  if (const char* level = std::getenv("RCOLL_LOG"); level != nullptr && *level != '\0')
+    rcoll::log::set_level_from("RCOLL_LOG", level);
   install_signal_handlers();
   try {
     BootstrapServer server(config);
@@ -126,6 +127,10 @@ int main(int argc, char** argv) {
   } catch (const rcoll::InvalidArgument& error) {
     std::cerr << "rcoll-bootstrapd: " << error.what() << "\n";
     return exit_usage;
+  } catch (const rcoll::IoError& error) {
+    // Not "rank -1: ...": the daemon is no rank.
+    std::cerr << "rcoll-bootstrapd: " << error.step() << ": " << error.cause() << "\n";
+    return exit_job_failed;
   } catch (const rcoll::Error& error) {
     std::cerr << "rcoll-bootstrapd: " << error.what() << "\n";
     return exit_job_failed;

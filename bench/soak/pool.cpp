@@ -41,7 +41,7 @@ std::vector<PoolSetup> pool_setups(int count, std::uint64_t seed) {
     setup.allreduce = allreduce_cycle[k % 4];
     // Offset by k / 4 so that later rounds pair the algorithms differently.
     setup.bcast = bcast_cycle[(k + k / 4) % 4];
-    if ((k / 4) % 2 == 1) setup.segment_bytes = 1000 + stream.below(64000);
+    if ((k / 4) % 2 == 1) setup.segment_bytes = 4096 + stream.below(61000);  // odd sizes above the minimum
     setups.push_back(setup);
   }
   return setups;

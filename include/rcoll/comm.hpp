@@ -1,7 +1,10 @@
 // The communicator: a group of `size()` ranks that run collectives together.
 //
 // Threading: a Comm is used by one thread at a time (calls on one Comm must
-// not overlap). Different Comms are independent. Every call is blocking and
+// not overlap): a call made while another thread's call on the same Comm
+// is running throws InvalidArgument naming both, and the running call goes
+// on unaffected (abort() alone may come from any thread). Different Comms
+// are independent. Every call is blocking and
 // returns when this rank's part is complete; every wait honours the
 // communicator's timeout (Options::timeout, RCOLL_TIMEOUT), or the call's
 // own when its trailing CallOptions sets one.
@@ -11,10 +14,11 @@
 // verifies that before each collective (MismatchError on every rank).
 //
 // Failures (docs/ERRORS.md): after a TimeoutError or IoError the
-// communicator is unusable; it then closes its connections, so that peers
-// waiting on this rank fail at once too, and their errors name the first
-// failure. A collective that times out says which ranks had not entered it
-// ("ranks 5 and 9 have not joined; all others wait on them").
+// communicator is unusable (after any other error it stays usable); it
+// then closes its connections, so that peers waiting on this rank fail at
+// once too, and their errors name the first failure. A collective that
+// times out says which ranks had not entered it ("ranks 5 and 9 have not
+// joined; all others wait on them").
 #pragma once
 
 #include <cstddef>
@@ -48,8 +52,10 @@ class Comm {
   Comm& operator=(Comm&&) noexcept;
   ~Comm();
 
-  int rank() const noexcept;
-  int size() const noexcept;
+  // Every member below but impl() throws InvalidArgument ("this Comm was
+  // moved from") on a Comm that was moved from.
+  int rank() const;
+  int size() const;
   // "tcp" or "rdma": the transport this communicator runs on.
   std::string transport_name() const;
   // The plan the collectives follow, as text: per collective and range of
@@ -58,15 +64,25 @@ class Comm {
   // RCOLL_LOG=info prints it on rank 0 at creation; rcoll-bench --print-plan too.
   std::string describe_plan() const;
 
-  // recv[i] = op over all ranks of send[i]. send == recv is in place.
+  // recv[i] = op over all ranks of send[i]. send == recv is in place; send
+  // and recv otherwise must not overlap at all (InvalidArgument before
+  // anything is sent: a partly overlapping pair would read what it wrote).
   void allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
                  const CallOptions& call = {});
   void allreduce(void* inout, std::size_t count, DataType type, ReduceOp op, const CallOptions& call = {});
   // Copies root's buffer to every rank.
   void bcast(void* buf, std::size_t count, DataType type, int root, const CallOptions& call = {});
   void barrier(const CallOptions& call = {});
-  // Point to point; tag >= 0. recv accepts a message of at most `count`
-  // elements and returns the number of elements received.
+  // Point to point; tag >= 0. send returns once its message has left: a
+  // message within the transport's eager limit (64 KiB over TCP, up to
+  // 256 KiB while the receiver has room; 8 KiB over RDMA) leaves at once,
+  // a larger one only when the receiver has posted a matching recv. So, as
+  // with MPI_Send, ranks that all send before they receive may wait for
+  // each other until the timeout (whose error names the circular wait):
+  // let some ranks receive first. recv accepts a message of at most
+  // `count` elements and returns the number of elements received; a
+  // message that does not fit (longer, or not a whole number of elements)
+  // raises MessageError, and the communicator stays usable.
   void send(const void* buf, std::size_t count, DataType type, int dest, int tag, const CallOptions& call = {});
   std::size_t recv(void* buf, std::size_t count, DataType type, int source, int tag, const CallOptions& call = {});
 
@@ -105,7 +121,7 @@ class Comm {
   comm::CommImpl& impl() noexcept { return *impl_; }
 
  private:
-  static void check_same_length(std::size_t send, std::size_t recv);
+  void check_same_length(std::size_t send, std::size_t recv) const;
   std::unique_ptr<comm::CommImpl> impl_;
 };
 

@@ -12,6 +12,13 @@ enum class TransportKind { automatic, tcp, rdma };
 enum class AllreduceAlgo { automatic, ring, tree, recursive_doubling };
 enum class BcastAlgo { automatic, binomial, scatter_allgather, chain };
 
+// The smallest pipeline segment Options::segment_bytes (RCOLL_SEGMENT_BYTES)
+// takes. Every segment is a message with its own request, header and
+// match: below a page that overhead outweighs the payload (1-byte segments
+// made a 4 MiB allreduce take 11 s and 214 MiB), and a page is still far
+// below where a pipeline stops gaining (docs/PERFORMANCE.md, "Segments").
+inline constexpr std::size_t min_segment_bytes = 4096;
+
 struct Options {
   int rank = -1;        // 0 <= rank < size
   int size = -1;        // world size, >= 1
@@ -33,6 +40,7 @@ struct Options {
   AllreduceAlgo allreduce_algo = AllreduceAlgo::automatic;
   BcastAlgo bcast_algo = BcastAlgo::automatic;
   // Pipeline segment for large messages; 0 chooses from the transport.
+  // Otherwise at least min_segment_bytes (InvalidArgument at creation).
   std::size_t segment_bytes = 0;
   // RCOLL_CHECK=1: before each collective the ranks compare what they were
   // called with (kind, count, dtype, op, root, algorithm) and all raise

@@ -17,8 +17,10 @@
 
 namespace rcoll::bootstrap {
 
-// Wire protocol version; a join with another version is refused.
-inline constexpr std::uint16_t protocol_version = 1;
+// Wire protocol version; a frame with another version is refused.
+// 2: the job token is proven by challenge-response, never sent (CHALLENGE,
+// ACCEPTED; JOIN carries a nonce and a proof instead of the token).
+inline constexpr std::uint16_t protocol_version = 2;
 
 class Bootstrap : public store::Store {
  public:

@@ -72,8 +72,10 @@ void ClientChannel::send(const std::string& frame, Deadline deadline, const std:
       continue;
     }
     if (errno == EINTR) continue;
-    if (errno != EAGAIN && errno != EWOULDBLOCK)
+    if (errno != EAGAIN && errno != EWOULDBLOCK) {
+      broken_ = errno == EPIPE || errno == ECONNRESET;
       throw IoError(rank_, -1, "bootstrap " + step + ": send to " + server_, net::errno_text(errno));
+    }
     if (net::wait_fd(fd_.get(), POLLOUT, deadline) == 0) timed_out(step);
   }
 }
@@ -84,8 +86,10 @@ void ClientChannel::read_some(const std::string& step) {
   if (n > 0) {
     in_.append(buffer, static_cast<std::size_t>(n));
   } else if (n == 0) {
+    broken_ = true;
     throw IoError(rank_, -1, "bootstrap " + step, "the server " + server_ + " closed the connection");
   } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+    broken_ = errno == ECONNRESET;
     throw IoError(rank_, -1, "bootstrap " + step + ": recv from " + server_, net::errno_text(errno));
   }
 }

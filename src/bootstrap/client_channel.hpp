@@ -30,6 +30,9 @@ class ClientChannel {
   // `step` names the operation in errors ("join", "barrier 3", "get 'k'").
   void send(const std::string& frame, Deadline deadline, const std::string& step);
   wire::Frame receive(Deadline deadline, const std::string& step);
+  // True once the server closed or reset the connection (the IoError that
+  // said so was thrown): a join may reconnect and try again.
+  bool broken() const noexcept { return broken_; }
 
  private:
   ClientChannel(UniqueFd fd, int rank, std::string server);
@@ -40,6 +43,7 @@ class ClientChannel {
   int rank_;
   std::string server_;  // "host:port", for messages
   std::string in_;
+  bool broken_ = false;
 };
 
 }  // namespace rcoll::bootstrap

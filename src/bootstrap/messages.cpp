@@ -4,14 +4,32 @@
 
 namespace rcoll::bootstrap::wire {
 
-std::string encode(const JoinMessage& message) {
+std::string encode(const ChallengeMessage& message) {
   Writer out;
-  out.str(message.token);
+  out.fixed(message.nonce.data(), message.nonce.size());
+  return encode_frame(MessageType::challenge, out.take());
+}
+
+std::string join_fields(const JoinMessage& message) {
+  Writer out;
   out.u32(message.size);
   out.u32(message.rank);
   out.u32(message.timeout_ms);
   out.str(message.blob);
-  return encode_frame(MessageType::join, out.take());
+  return out.take();
+}
+
+std::string encode(const JoinMessage& message) {
+  Writer out;
+  out.fixed(message.nonce.data(), message.nonce.size());
+  out.fixed(message.proof.data(), message.proof.size());
+  return encode_frame(MessageType::join, out.take() + join_fields(message));
+}
+
+std::string encode(const AcceptedMessage& message) {
+  Writer out;
+  out.fixed(message.proof.data(), message.proof.size());
+  return encode_frame(MessageType::accepted, out.take());
 }
 
 std::string encode(const MembersMessage& message) {
@@ -71,10 +89,27 @@ std::string encode(const ValueMessage& message) {
   return encode_frame(MessageType::value, out.take());
 }
 
+ChallengeMessage decode_challenge(std::string_view payload) {
+  Reader in(payload);
+  ChallengeMessage message;
+  in.fixed("server nonce", message.nonce.data(), message.nonce.size());
+  in.expect_end("CHALLENGE");
+  return message;
+}
+
+AcceptedMessage decode_accepted(std::string_view payload) {
+  Reader in(payload);
+  AcceptedMessage message;
+  in.fixed("server proof", message.proof.data(), message.proof.size());
+  in.expect_end("ACCEPTED");
+  return message;
+}
+
 JoinMessage decode_join(std::string_view payload) {
   Reader in(payload);
   JoinMessage message;
-  message.token = in.str("job token", max_token);
+  in.fixed("client nonce", message.nonce.data(), message.nonce.size());
+  in.fixed("client proof", message.proof.data(), message.proof.size());
   message.size = in.u32("world size");
   message.rank = in.u32("rank");
   message.timeout_ms = in.u32("join timeout");

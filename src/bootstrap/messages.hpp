@@ -2,8 +2,8 @@
 // docs/PROTOCOLS.md). encode() returns a whole frame (header + payload);
 // decode_*() take a frame's payload, are pure, and throw
 // wire::ProtocolError(malformed) on truncation, trailing bytes or a field
-// over its limit. They check shape only; meaning (token, ranks) is checked
-// by the server.
+// over its limit. They check shape only; meaning (proofs, ranks) is checked
+// by the server (proofs.hpp says how the proofs are made).
 #pragma once
 
 #include <cstdint>
@@ -12,11 +12,14 @@
 #include <vector>
 
 #include "bootstrap/wire.hpp"
+#include "common/auth.hpp"
 #include "common/peer_endpoint.hpp"
 
 namespace rcoll::bootstrap::wire {
 
 // Field limits (bytes / counts).
+// Longest job token either side accepts (it never travels; this bounds
+// what the proofs hash).
 inline constexpr std::size_t max_token = 4096;
 inline constexpr std::size_t max_blob = 64 * 1024;
 inline constexpr std::size_t max_address = 64;
@@ -25,14 +28,31 @@ inline constexpr std::size_t max_value = 512 * 1024;
 inline constexpr std::size_t max_text = 4096;
 inline constexpr std::uint32_t max_world_size = 1u << 20;
 
+// The server's first frame on every connection: its fresh nonce.
+struct ChallengeMessage {
+  auth::Nonce nonce{};
+};
+
+// The client's first frame. The job token itself never travels: `proof`
+// is proofs::client_proof(token, the CHALLENGE's nonce, *this), which
+// vouches for every field below it.
 struct JoinMessage {
-  std::string token;
+  auth::Nonce nonce{};  // the client's own challenge to the server
+  auth::Proof proof{};
   std::uint32_t size = 0;
   std::uint32_t rank = 0;
   // How long the client will wait for the job to form; the server answers
   // join_timeout (with the missing ranks) when it passes.
   std::uint32_t timeout_ms = 0;
   std::string blob;
+};
+
+// The server's answer to a JOIN whose proof was right, before anything
+// else it says on that connection: proofs::server_proof(token, the
+// CHALLENGE's nonce, the JOIN), so the client knows it talks to the job's
+// service before it trusts a refusal or the members list.
+struct AcceptedMessage {
+  auth::Proof proof{};
 };
 
 struct MembersMessage {
@@ -74,7 +94,9 @@ struct ValueMessage {
   std::string value;
 };
 
+std::string encode(const ChallengeMessage& message);
 std::string encode(const JoinMessage& message);
+std::string encode(const AcceptedMessage& message);
 std::string encode(const MembersMessage& message);
 std::string encode(const ErrorMessage& message);
 std::string encode(const BarrierMessage& message);
@@ -83,7 +105,12 @@ std::string encode(const PutMessage& message);
 std::string encode(const GetMessage& message);
 std::string encode(const ValueMessage& message);
 
+ChallengeMessage decode_challenge(std::string_view payload);
 JoinMessage decode_join(std::string_view payload);
+AcceptedMessage decode_accepted(std::string_view payload);
+// The bytes of a JOIN that its proofs vouch for: size, rank, timeout and
+// blob, laid out as in the frame.
+std::string join_fields(const JoinMessage& message);
 MembersMessage decode_members(std::string_view payload);
 ErrorMessage decode_error(std::string_view payload);
 BarrierMessage decode_barrier(std::string_view payload);

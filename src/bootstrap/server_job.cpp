@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "common/log.hpp"
-#include "common/token.hpp"
+#include "bootstrap/proofs.hpp"
 #include "store/keys.hpp"
 
 namespace rcoll::bootstrap {
@@ -43,13 +43,9 @@ ServerJob::ServerJob(int size, std::string token, Clock::time_point join_deadlin
       barriers_entered_(static_cast<std::size_t>(size), 0) {}
 
 void ServerJob::on_frame(ServerSession& session, const wire::Frame& frame, Clock::time_point now) {
+  if (session.rank() < 0) return on_first_frame(session, frame, now);
   try {
     auto type = static_cast<MessageType>(frame.type);
-    if (session.rank() < 0) {
-      if (type != MessageType::join)
-        return refuse(session, ErrorCode::unexpected_message, "expected JOIN, got " + type_name(frame.type));
-      return handle_join(session, wire::decode_join(frame.payload), now);
-    }
     if (state_ != State::formed)
       return refuse(session, ErrorCode::unexpected_message,
                     type_name(frame.type) + " while the job is " + std::string(to_string(state_)));
@@ -65,10 +61,44 @@ void ServerJob::on_frame(ServerSession& session, const wire::Frame& frame, Clock
   }
 }
 
+void ServerJob::on_first_frame(ServerSession& session, const wire::Frame& frame, Clock::time_point now) {
+  wire::JoinMessage join;
+  try {
+    if (frame.type != static_cast<std::uint16_t>(MessageType::join)) return drop(session, "sent no JOIN");
+    join = wire::decode_join(frame.payload);
+  } catch (const wire::ProtocolError&) {
+    return drop(session, "sent a malformed JOIN");
+  }
+  if (!proofs::client_proof_ok(token_, session.challenge(), join))
+    return refuse_unauthenticated(session, ErrorCode::wrong_token, "authentication failed",
+                                  "failed the token proof");
+  // From here on the peer has proven the token: it may hear why it is refused.
+  session.send(wire::encode(wire::AcceptedMessage{proofs::server_proof(token_, session.challenge(), join)}));
+  handle_join(session, join, now);
+}
+
 void ServerJob::refuse(ServerSession& session, ErrorCode code, const std::string& text) {
+  if (session.rank() < 0) return refuse_unauthenticated(session, code, text, "refused before joining");
+  refuse_proven(session, code, text);
+}
+
+void ServerJob::refuse_proven(ServerSession& session, ErrorCode code, const std::string& text) {
   std::string who = session.rank() >= 0 ? " (rank " + std::to_string(session.rank()) + ")" : std::string();
   log::warn("bootstrap: refusing {}{}: {}: {}", session.peer(), who, wire::to_string(code), text);
+  session.set_drop_reason(nullptr);  // logged here, so not counted among the unauthenticated
   session.send(wire::encode(wire::ErrorMessage{code, 0, {}, text}));
+  session.close_after_flush();
+}
+
+void ServerJob::refuse_unauthenticated(ServerSession& session, ErrorCode code, const std::string& text,
+                                       const char* reason) {
+  session.set_drop_reason(reason);
+  session.send(wire::encode(wire::ErrorMessage{code, 0, {}, text}));
+  session.close_after_flush();
+}
+
+void ServerJob::drop(ServerSession& session, const char* reason) {
+  session.set_drop_reason(reason);
   session.close_after_flush();
 }
 
@@ -78,19 +108,19 @@ void ServerJob::answer_error(ServerSession& session, ErrorCode code, std::uint64
   session.send(wire::encode(wire::ErrorMessage{code, request_id, std::move(ranks), text}));
 }
 
+// Only for a JOIN whose proof was right: the texts name ranks and sizes.
 bool ServerJob::join_refused(ServerSession& session, const wire::JoinMessage& join) {
   auto rank_text = "rank " + std::to_string(join.rank);
-  if (!same_token(join.token, token_)) {
-    refuse(session, ErrorCode::wrong_token, rank_text + " presented a wrong job token");
-  } else if (join.size != static_cast<std::uint32_t>(size_)) {
-    refuse(session, ErrorCode::size_mismatch, rank_text + " expects world size " + std::to_string(join.size) +
-                                                  ", the job has size " + std::to_string(size_));
+  if (join.size != static_cast<std::uint32_t>(size_)) {
+    refuse_proven(session, ErrorCode::size_mismatch,
+                  rank_text + " expects world size " + std::to_string(join.size) + ", the job has size " +
+                      std::to_string(size_));
   } else if (join.rank >= static_cast<std::uint32_t>(size_)) {
-    refuse(session, ErrorCode::rank_out_of_range,
-           rank_text + " is out of range [0, " + std::to_string(size_) + ")");
+    refuse_proven(session, ErrorCode::rank_out_of_range,
+                  rank_text + " is out of range [0, " + std::to_string(size_) + ")");
   } else if (const ServerSession* holder = by_rank_[join.rank]; holder != nullptr || state_ != State::forming) {
-    refuse(session, ErrorCode::duplicate_rank,
-           rank_text + " already joined" + (holder ? " from " + holder->peer() : std::string(" (the job has formed)")));
+    refuse_proven(session, ErrorCode::duplicate_rank,
+                  rank_text + " already joined" + (holder ? " from " + holder->peer() : std::string(" (the job has formed)")));
   } else {
     return false;
   }
@@ -150,10 +180,8 @@ void ServerJob::fail(ErrorCode code, std::vector<int> ranks, const std::string& 
 void ServerJob::on_disconnect(ServerSession& session, const std::string& why) {
   std::erase_if(waits_, [&](const Wait& w) { return w.session == &session; });
   int rank = session.rank();
-  if (rank < 0 || by_rank_[static_cast<std::size_t>(rank)] != &session) {
-    log::debug("bootstrap: connection from {} ended: {}", session.peer(), why);
-    return;
-  }
+  // Connections that never joined are counted by the server (DropLog), not logged one by one.
+  if (rank < 0 || by_rank_[static_cast<std::size_t>(rank)] != &session) return;
   by_rank_[static_cast<std::size_t>(rank)] = nullptr;
   if (state_ == State::forming) {
     fail(ErrorCode::rank_lost, {rank},

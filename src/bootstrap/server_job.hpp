@@ -38,9 +38,13 @@ class ServerJob {
   ServerJob(int size, std::string token, Clock::time_point join_deadline);
 
   // Handles one complete frame from `session`; refuses and closes it on any
-  // protocol violation.
+  // protocol violation. A session's first frame must be a JOIN with a
+  // right proof of the token (proofs.hpp); one that is not gets no log
+  // line, only a drop reason (DropLog), and at most "authentication failed".
   void on_frame(ServerSession& session, const wire::Frame& frame, Clock::time_point now);
   // Answers a session whose header could not be decoded, then closes it.
+  // A joined session's refusal is logged; an unauthenticated one's is not
+  // (its `text` must not reveal the job: no ranks, no size).
   void refuse(ServerSession& session, wire::ErrorCode code, const std::string& text);
   // `session` is going away; `why` is logged.
   void on_disconnect(ServerSession& session, const std::string& why);
@@ -68,6 +72,13 @@ class ServerJob {
     Clock::time_point deadline;
   };
 
+  void on_first_frame(ServerSession& session, const wire::Frame& frame, Clock::time_point now);
+  // Logs the refusal of a peer that proved the token, answers, closes.
+  void refuse_proven(ServerSession& session, wire::ErrorCode code, const std::string& text);
+  void refuse_unauthenticated(ServerSession& session, wire::ErrorCode code, const std::string& text,
+                              const char* reason);
+  // Closes an unauthenticated session without a word.
+  void drop(ServerSession& session, const char* reason);
   void handle_join(ServerSession& session, const wire::JoinMessage& join, Clock::time_point now);
   bool join_refused(ServerSession& session, const wire::JoinMessage& join);
   void form();

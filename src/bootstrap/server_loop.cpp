@@ -13,10 +13,16 @@
 namespace rcoll::bootstrap {
 namespace {
 
-// Connections that have not joined (yet) beyond the world size; more are
-// closed at once so a connection flood cannot exhaust the fd table.
-constexpr std::size_t max_extra_connections = 256;
+// Connections that have not proven the token (yet) beyond the world size.
+// A new one over the cap evicts the oldest of them, never a joined rank
+// and never the newcomer: a flood cannot exhaust the fd table, and a
+// genuine rank, which answers the CHALLENGE within a round trip, is evicted
+// only if this many connections arrive during that round trip (it then
+// reconnects, client_handshake.cpp).
+constexpr std::size_t max_extra_unauthenticated = 256;
 constexpr int max_accepts_per_wakeup = 64;
+// At most one summary line of closed unauthenticated connections per this.
+constexpr std::chrono::seconds drop_report_interval{5};
 // After the job ended, how long answers may take to drain before closing.
 constexpr std::chrono::milliseconds max_linger{2000};
 
@@ -29,7 +35,8 @@ ServerLoop::ServerLoop(Settings settings, int listen_fd, int wake_fd, const std:
       wake_fd_(wake_fd),
       stop_requested_(stop_requested),
       joined_(joined),
-      job_(settings_.size, settings_.job_token, Clock::now() + settings_.join_timeout) {}
+      job_(settings_.size, settings_.job_token, Clock::now() + settings_.join_timeout),
+      drops_(Clock::now(), drop_report_interval) {}
 
 ServerLoop::Result ServerLoop::run() {
   for (;;) {
@@ -51,8 +58,10 @@ ServerLoop::Result ServerLoop::run() {
     reap();
     flush_all(now);
     reap();
+    drops_.report_if_due(now);
     joined_.store(job_.joined());
   }
+  drops_.report(Clock::now());
   return result();
 }
 
@@ -76,16 +85,18 @@ void ServerLoop::poll_once(Clock::time_point now) {
     [[maybe_unused]] auto ignored = ::read(wake_fd_, &count, sizeof(count));
   }
   now = Clock::now();
-  if (pollfds_[1].revents != 0) accept_clients(now);
-  // accept_clients appended sessions; only the first ones were polled.
+  // Clients first: a JOIN that arrived is served before new connections
+  // can evict its session.
   for (std::size_t i = 2; i < pollfds_.size(); ++i)
     if (pollfds_[i].revents != 0) serve(*sessions_[i - 2], pollfds_[i].revents, now);
+  if (pollfds_[1].revents != 0) accept_clients(now);
 }
 
 int ServerLoop::poll_timeout_ms(Clock::time_point now) const {
   auto next = now + std::chrono::seconds(1);  // re-check stop_requested_ at least this often
   if (auto job_deadline = job_.next_deadline()) next = std::min(next, *job_deadline);
   if (linger_until_) next = std::min(next, *linger_until_);
+  if (auto report = drops_.next_report()) next = std::min(next, *report);
   for (const auto& session : sessions_)
     if (auto deadline = session->io_deadline()) next = std::min(next, *deadline);
   if (next <= now) return 0;
@@ -104,18 +115,37 @@ void ServerLoop::accept_clients(Clock::time_point now) {
       accept_paused_until_ = now + std::chrono::milliseconds(100);
       return;
     }
-    if (sessions_.size() >= static_cast<std::size_t>(settings_.size) + max_extra_connections) {
-      log::warn("bootstrap: too many connections; closing the one from {}", net::peer_address(fd.get()));
-      continue;
-    }
-    try {
-      net::set_nodelay(fd.get());
-    } catch (const Error& error) {
-      log::debug("bootstrap: {}", error.what());
-    }
-    sessions_.push_back(std::make_unique<ServerSession>(std::move(fd), now, settings_.io_timeout));
-    log::debug("bootstrap: connection from {}", sessions_.back()->peer());
+    admit(std::move(fd), now);
   }
+}
+
+// A new connection costs a nonce and one small frame until it proves the
+// token; nothing about it is logged (DropLog counts the ones that end).
+void ServerLoop::admit(UniqueFd fd, Clock::time_point now) {
+  evict_oldest_unauthenticated();
+  try {
+    net::set_nodelay(fd.get());
+  } catch (const Error&) {
+    // Only latency; the handshake works without it.
+  }
+  ServerSession::Timeouts timeouts{settings_.io_timeout, settings_.hello_timeout};
+  auto& session = *sessions_.emplace_back(std::make_unique<ServerSession>(std::move(fd), now, timeouts,
+                                                                          auth::fresh_nonce()));
+  session.send(wire::encode(wire::ChallengeMessage{session.challenge()}));
+  session.flush(now);
+}
+
+void ServerLoop::evict_oldest_unauthenticated() {
+  std::size_t waiting = 0;
+  ServerSession* oldest = nullptr;  // sessions_ is in accept order
+  for (auto& session : sessions_) {
+    if (session->rank() >= 0 || session->finished()) continue;
+    if (oldest == nullptr) oldest = session.get();
+    ++waiting;
+  }
+  if (oldest == nullptr || waiting < static_cast<std::size_t>(settings_.size) + max_extra_unauthenticated) return;
+  oldest->set_drop_reason("evicted by newer connections");
+  oldest->kill("evicted");
 }
 
 void ServerLoop::serve(ServerSession& session, short revents, Clock::time_point now) {
@@ -136,21 +166,23 @@ void ServerLoop::serve(ServerSession& session, short revents, Clock::time_point 
 
 void ServerLoop::enforce_io_deadlines(Clock::time_point now) {
   for (auto& session : sessions_) {
-    auto deadline = session->io_deadline();
-    if (!deadline || now < *deadline) continue;
-    // A client that never sent its JOIN gets told why before it is closed.
-    if (session->rank() < 0 && !session->closing() && !session->wants_write()) {
-      job_.refuse(*session, wire::ErrorCode::wait_timeout,
-                  "no complete JOIN within " + std::to_string(settings_.io_timeout.count()) + " ms");
-    } else if (session->check_io_deadline(now)) {
+    bool waiting_for_join = session->rank() < 0 && !session->closing();
+    bool refused = session->rank() < 0 && session->closing();
+    if (!session->check_io_deadline(now)) continue;
+    if (waiting_for_join)  // counted, not logged: see DropLog
+      session->set_drop_reason("sent no JOIN in time");
+    else if (refused)
+      continue;  // keeps the reason it was refused for
+    else
       log::warn("bootstrap: dropping {} (rank {}): {}", session->peer(), session->rank(), session->why_dead());
-    }
   }
 }
 
 void ServerLoop::reap() {
   std::erase_if(sessions_, [&](const std::unique_ptr<ServerSession>& session) {
     if (!session->finished()) return false;
+    if (session->rank() < 0 && session->drop_reason() != nullptr)
+      drops_.count(session->peer_ip(), session->drop_reason());
     job_.on_disconnect(*session, session->dead() ? session->why_dead() : "was closed by the server");
     return true;
   });
@@ -164,8 +196,10 @@ void ServerLoop::flush_all(Clock::time_point now) {
 void ServerLoop::wind_down() {
   for (auto& session : sessions_) {
     if (session->closing()) continue;
-    if (session->rank() < 0 && !session->dead())
+    if (session->rank() < 0 && !session->dead()) {
+      session->set_drop_reason("the job has ended");
       session->send(wire::encode(wire::ErrorMessage{wire::ErrorCode::server_shutdown, 0, {}, "the job has ended"}));
+    }
     session->close_after_flush();
   }
 }

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bootstrap/drop_log.hpp"
 #include "bootstrap/server_job.hpp"
 #include "bootstrap/server_session.hpp"
 #include "bootstrap/tcp_server.hpp"
@@ -28,6 +29,7 @@ class ServerLoop {
     std::string job_token;
     std::chrono::milliseconds join_timeout;
     std::chrono::milliseconds io_timeout;
+    std::chrono::milliseconds hello_timeout;
   };
   struct Result {
     BootstrapServer::Outcome outcome;
@@ -46,6 +48,9 @@ class ServerLoop {
   void poll_once(Clock::time_point now);
   int poll_timeout_ms(Clock::time_point now) const;
   void accept_clients(Clock::time_point now);
+  void admit(UniqueFd fd, Clock::time_point now);
+  // Makes room for one more unauthenticated connection (see server_loop.cpp).
+  void evict_oldest_unauthenticated();
   void serve(ServerSession& session, short revents, Clock::time_point now);
   void enforce_io_deadlines(Clock::time_point now);
   void reap();
@@ -59,6 +64,7 @@ class ServerLoop {
   const std::atomic<bool>& stop_requested_;
   std::atomic<int>& joined_;
   ServerJob job_;
+  DropLog drops_;
   std::vector<std::unique_ptr<ServerSession>> sessions_;
   std::vector<pollfd> pollfds_;
   Clock::time_point accept_paused_until_{};

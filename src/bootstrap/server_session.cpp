@@ -20,12 +20,14 @@ constexpr std::size_t max_backlog = std::size_t{256} << 20;
 
 }  // namespace
 
-ServerSession::ServerSession(UniqueFd fd, Clock::time_point now, std::chrono::milliseconds io_timeout)
+ServerSession::ServerSession(UniqueFd fd, Clock::time_point now, Timeouts timeouts, const auth::Nonce& challenge)
     : fd_(std::move(fd)),
       peer_(net::peer_address(fd_.get())),
       peer_ip_(net::peer_ip(fd_.get())),
-      io_timeout_(io_timeout),
-      hello_deadline_(now + io_timeout) {}
+      io_timeout_(timeouts.io),
+      connected_(now),
+      hello_deadline_(now + timeouts.hello),
+      challenge_(challenge) {}
 
 void ServerSession::read_available(Clock::time_point now) {
   if (dead_ || closing_) return;
@@ -103,8 +105,8 @@ bool ServerSession::check_io_deadline(Clock::time_point now) {
   if (!deadline || now < *deadline) return false;
   if (wants_write())
     kill("did not read its answers within " + std::to_string(io_timeout_.count()) + " ms");
-  else if (rank_ < 0 && in_.empty())
-    kill("sent nothing within " + std::to_string(io_timeout_.count()) + " ms");
+  else if (rank_ < 0)
+    kill("sent no JOIN in time");
   else
     kill("did not complete a frame within " + std::to_string(io_timeout_.count()) + " ms");
   return true;

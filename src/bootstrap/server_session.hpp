@@ -3,8 +3,9 @@
 // protocol's meaning (that is ServerJob's).
 //
 // I/O deadline (so a slow or silent client costs one fd, never progress):
-// - a client that has not joined must have sent its JOIN within io_timeout
-//   of connecting;
+// - a client that has not joined must have sent its JOIN within
+//   hello_timeout of connecting (short: a genuine rank answers the
+//   CHALLENGE at once, and retries if it was too slow);
 // - a frame that has started arriving must be complete within io_timeout;
 // - queued output must make progress within io_timeout.
 // A joined client that is idle between requests has no deadline.
@@ -16,6 +17,7 @@
 #include <string>
 
 #include "bootstrap/wire.hpp"
+#include "common/auth.hpp"
 #include "common/fd.hpp"
 
 namespace rcoll::bootstrap {
@@ -24,7 +26,14 @@ class ServerSession {
  public:
   using Clock = std::chrono::steady_clock;
 
-  ServerSession(UniqueFd fd, Clock::time_point now, std::chrono::milliseconds io_timeout);
+  struct Timeouts {
+    std::chrono::milliseconds io;
+    std::chrono::milliseconds hello;
+  };
+
+  // `challenge`: the nonce this connection's CHALLENGE carries (fresh for
+  // every connection; the fuzzer fixes it so seeds can hold valid proofs).
+  ServerSession(UniqueFd fd, Clock::time_point now, Timeouts timeouts, const auth::Nonce& challenge);
 
   int fd() const noexcept { return fd_.get(); }
   const std::string& peer() const noexcept { return peer_; }        // "ip:port", for logs
@@ -33,6 +42,15 @@ class ServerSession {
   // The rank once its JOIN was accepted; -1 before.
   int rank() const noexcept { return rank_; }
   void set_rank(int rank) noexcept { rank_ = rank; }
+  const auth::Nonce& challenge() const noexcept { return challenge_; }
+  Clock::time_point connected() const noexcept { return connected_; }
+
+  // Why a connection that never joined ended, for the server's rate-limited
+  // summary (a static string: "evicted", "failed the token proof", ...).
+  // Unauthenticated connections get no log line of their own. nullptr: the
+  // peer proved the token and its refusal was logged; not counted.
+  void set_drop_reason(const char* reason) noexcept { drop_reason_ = reason; }
+  const char* drop_reason() const noexcept { return drop_reason_; }
 
   // Reads what the socket holds (at most a fairness cap per call). Marks
   // the session dead on end of stream or error.
@@ -65,8 +83,11 @@ class ServerSession {
   std::string peer_;
   std::string peer_ip_;
   std::chrono::milliseconds io_timeout_;
+  Clock::time_point connected_;
   Clock::time_point hello_deadline_;
+  auth::Nonce challenge_;
   int rank_ = -1;
+  const char* drop_reason_ = "closed by the client";
   std::string in_;
   Clock::time_point frame_started_{};  // when the partial frame in `in_` began
   std::string out_;

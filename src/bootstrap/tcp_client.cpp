@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "bootstrap/client_channel.hpp"
+#include "bootstrap/client_handshake.hpp"
 #include "bootstrap/messages.hpp"
 #include "common/log.hpp"
 #include "common/socket_util.hpp"
@@ -18,16 +19,6 @@ using wire::MessageType;
 
 // Bound on try_get's one round trip to the server.
 constexpr std::chrono::seconds try_get_round_trip{30};
-
-// The timeout the server is told for a wait: a little shorter than the
-// client's, so that the server's answer (which names the late ranks)
-// arrives before the client gives up on its own.
-std::uint32_t server_timeout_ms(Deadline deadline) {
-  auto left = deadline.remaining();
-  auto margin = std::min(left / 4, std::chrono::milliseconds(250));
-  auto ms = (left - margin).count();
-  return static_cast<std::uint32_t>(std::clamp<std::int64_t>(ms, 0, UINT32_MAX));
-}
 
 [[noreturn]] void throw_server_error(const wire::ErrorMessage& error, const ClientChannel& channel,
                                      const std::string& step) {
@@ -149,7 +140,7 @@ void validate(const JoinRequest& request) {
     throw InvalidArgument(who + "world size " + std::to_string(request.size) + " out of range");
   if (request.rank < 0 || request.rank >= request.size)
     throw InvalidArgument(who + "rank out of range [0, " + std::to_string(request.size) + ")");
-  check_size("job token", request.job_token.size(), wire::max_token, request.rank);
+  check_size("job token", request.job_token.size(), wire::max_token, request.rank);  // what the proofs hash
   check_size("endpoint blob", request.blob.size(), wire::max_blob, request.rank);
 }
 
@@ -177,10 +168,7 @@ std::unique_ptr<Bootstrap> join_tcp(const JoinRequest& request, Deadline deadlin
   validate(request);
   auto where = net::parse_host_port(request.address);
   auto server = net::resolve_ipv4(where.host, where.port);
-  auto channel = ClientChannel::connect(server, request.rank, deadline);
-  wire::JoinMessage join{request.job_token, static_cast<std::uint32_t>(request.size),
-                         static_cast<std::uint32_t>(request.rank), server_timeout_ms(deadline), request.blob};
-  channel.send(wire::encode(join), deadline, "join");
+  auto channel = authenticated_join(request, server, deadline);
   auto members = await_members(channel, request.size, deadline);
   log::debug("bootstrap: rank {} joined a job of {} ranks via {}", request.rank, request.size, channel.server());
   return std::make_unique<TcpBootstrap>(std::move(channel), request.size, std::move(members));

@@ -1,7 +1,9 @@
 // A rank's side of the TCP bootstrap rank service (tcp_server.hpp).
 //
 // join_tcp() connects to the server (retrying while it is not up yet, until
-// the deadline), sends JOIN and waits until the job formed. The returned
+// the deadline), proves the job token and has the server prove it
+// (client_handshake.hpp; the token is never sent), and waits until the job
+// formed. The returned
 // Bootstrap keeps the connection for barrier/set/get; it is used by one
 // thread (not thread-safe). Every wait is bounded by its Deadline.
 //
@@ -11,6 +13,8 @@
 //   refused it; the message holds the server's reason (wrong job token,
 //   world size mismatch, duplicate rank, version mismatch, ...). Also a set
 //   of a key that already holds a different value.
+// - IoError "could not prove it knows the job token": whatever answered at
+//   the address is not the job's service (another process on that port).
 // - TimeoutError: the deadline passed. When the server answered in time
 //   (it is told each wait's timeout and answers a little before the
 //   client's deadline), waiting_for() lists the ranks that never joined /

@@ -1,5 +1,6 @@
-// The TCP bootstrap rank service: one per job. Ranks connect, JOIN with the
-// job token, world size, rank and endpoint blob; once all `size` ranks have
+// The TCP bootstrap rank service: one per job. Ranks connect, prove the job
+// token by challenge-response (proofs.hpp; the token never travels) and JOIN
+// with world size, rank and endpoint blob; once all `size` ranks have
 // joined, each gets every rank's {address it connected from, blob}. The
 // connections then stay open for BARRIER, PUT and GET. Wire format and
 // refusal codes: docs/PROTOCOLS.md, "Bootstrap rank service".
@@ -8,6 +9,10 @@
 // per-client buffers and per-client deadlines: a slow, silent or hostile
 // client costs one connection and never blocks the others; nothing a client
 // sends can crash or hang the server (every frame and field is bounded).
+// A connection that has not proven the token costs a nonce and one frame,
+// gets a short hello_timeout, is evicted (oldest first) when too many wait,
+// and is never logged on its own (a rate-limited summary counts them), so a
+// flood of them neither displaces a rank nor floods the job's output.
 //
 // run() returns when
 // - the job formed and every rank has disconnected again (completed), or
@@ -35,18 +40,26 @@ class BootstrapServer {
   struct Config {
     std::string listen = "127.0.0.1:0";  // host:port; port 0 = any free port
     int size = 0;                        // world size, >= 1
-    std::string job_token;               // every JOIN must present it
+    std::string job_token;               // every JOIN must prove it
     std::chrono::milliseconds join_timeout{60000};
-    // A client must complete each frame (and, before joining, send its
-    // JOIN) within this time, and must read its answers within it.
+    // A client must complete each frame within this time, and must read
+    // its answers within it.
     std::chrono::milliseconds io_timeout{10000};
+    // A new connection must send its JOIN within this time of connecting
+    // (a genuine rank answers the CHALLENGE at once and reconnects if it
+    // was too slow).
+    std::chrono::milliseconds hello_timeout{2000};
+    // The rank hosting the service in its own process (Comm::create), for
+    // errors; -1: the standalone rcoll-bootstrapd.
+    int host_rank = -1;
   };
 
   enum class Outcome { serving, completed, join_timed_out, rank_lost, stopped, failed };
 
   // Binds and listens at once (so address() is known before run()).
-  // InvalidArgument for a bad config; IoError naming the address if the
-  // socket cannot be bound (e.g. port in use).
+  // InvalidArgument for a bad config; IoError (rank host_rank) naming the
+  // address if the socket cannot be bound; for a port in use it also names
+  // who holds it when /proc tells (net::port_owner).
   explicit BootstrapServer(Config config);
   // Stops and joins the background thread, if any.
   ~BootstrapServer();

@@ -1,5 +1,6 @@
 #include "bootstrap/wire.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace rcoll::bootstrap::wire {
@@ -48,6 +49,8 @@ std::string_view to_string(MessageType type) noexcept {
     case MessageType::put_done: return "PUT_DONE";
     case MessageType::get: return "GET";
     case MessageType::value: return "VALUE";
+    case MessageType::challenge: return "CHALLENGE";
+    case MessageType::accepted: return "ACCEPTED";
   }
   return "UNKNOWN";
 }
@@ -56,7 +59,7 @@ std::string_view to_string(ErrorCode code) noexcept {
   switch (code) {
     case ErrorCode::bad_magic: return "bad magic";
     case ErrorCode::version_mismatch: return "version mismatch";
-    case ErrorCode::wrong_token: return "wrong job token";
+    case ErrorCode::wrong_token: return "authentication failed";
     case ErrorCode::size_mismatch: return "world size mismatch";
     case ErrorCode::rank_out_of_range: return "rank out of range";
     case ErrorCode::duplicate_rank: return "duplicate rank";
@@ -115,6 +118,10 @@ void Writer::str(std::string_view value) {
   out_.append(value);
 }
 
+void Writer::fixed(const std::uint8_t* data, std::size_t count) {
+  out_.append(reinterpret_cast<const char*>(data), count);
+}
+
 std::string_view Reader::take(std::size_t count, const char* what) {
   if (count > left())
     throw ProtocolError(ErrorCode::malformed, std::string("truncated payload: ") + what + " needs " +
@@ -135,6 +142,11 @@ std::string Reader::str(const char* what, std::size_t max_length) {
     throw ProtocolError(ErrorCode::malformed, std::string(what) + " of " + std::to_string(length) +
                                                   " bytes exceeds the limit of " + std::to_string(max_length));
   return std::string(take(length, what));
+}
+
+void Reader::fixed(const char* what, std::uint8_t* out, std::size_t count) {
+  std::string_view part = take(count, what);
+  std::copy(part.begin(), part.end(), reinterpret_cast<char*>(out));
 }
 
 void Reader::expect_end(const char* message_name) const {

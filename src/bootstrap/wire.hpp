@@ -45,6 +45,8 @@ enum class MessageType : std::uint16_t {
   put_done = 7,      // server -> client
   get = 8,           // client -> server
   value = 9,         // server -> client
+  challenge = 10,    // server -> client: the first frame on every connection, the server's nonce
+  accepted = 11,     // server -> client: the JOIN's proof was right; the server's own proof
 };
 std::string_view to_string(MessageType type) noexcept;
 
@@ -52,7 +54,7 @@ std::string_view to_string(MessageType type) noexcept;
 enum class ErrorCode : std::uint16_t {
   bad_magic = 1,
   version_mismatch = 2,
-  wrong_token = 3,
+  wrong_token = 3,  // the JOIN's proof of the job token was wrong ("authentication failed")
   size_mismatch = 4,
   rank_out_of_range = 5,
   duplicate_rank = 6,
@@ -111,6 +113,8 @@ class Writer {
   void u64(std::uint64_t value);
   // u32 length + bytes.
   void str(std::string_view value);
+  // Bytes without a length (fixed-size fields).
+  void fixed(const std::uint8_t* data, std::size_t count);
   std::string take() { return std::move(out_); }
 
  private:
@@ -127,6 +131,8 @@ class Reader {
   std::uint32_t u32(const char* what);
   std::uint64_t u64(const char* what);
   std::string str(const char* what, std::size_t max_length);
+  // Exactly `count` bytes into `out` (fixed-size fields: nonces, proofs).
+  void fixed(const char* what, std::uint8_t* out, std::size_t count);
   std::size_t left() const noexcept { return bytes_.size() - at_; }
   // Throws if bytes are left over.
   void expect_end(const char* message_name) const;

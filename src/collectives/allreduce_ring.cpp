@@ -31,51 +31,36 @@
 namespace rcoll::collectives {
 namespace {
 
-// Reduce-scatter step s receives chunk rank - s - 1 from the left into
-// scratch slot (item index mod depth).
-std::vector<RecvItem> reduce_scatter_receives(const Ring& ring, int rank, std::byte* scratch, std::size_t depth) {
-  const std::size_t slot_bytes = ring.segment * ring.element_size;
-  std::vector<RecvItem> items;
-  for (int s = 0; s + 1 < ring.size; ++s) {
-    const Range chunk = ring.chunk(rank - s - 1);
-    const std::size_t segments = segment_count(chunk.count, ring.segment);
-    for (std::size_t j = 0; j < segments; ++j) {
-      const std::size_t slot = items.size() % depth;
-      items.push_back({ring.left, static_cast<std::uint32_t>(s), scratch + slot * slot_bytes,
-                       segment_range(chunk.count, ring.segment, j).count * ring.element_size});
-    }
-  }
-  return items;
-}
-
 // Leaves the fully reduced chunk rank + 1 in ring.buf. Its segments go out
 // at once as allgather step 0 (tag step size - 1) through `gather_sends`.
+// Step s receives chunk rank - s - 1 from the left into scratch slot (item
+// index mod depth); this rank's own chunk goes out (step 0) as the left's
+// arrives, ctx.depth segments ahead.
 void reduce_scatter(const Context& ctx, const Ring& ring, const std::byte* input, DataType type, ReduceOp op,
                     RequestList& gather_sends) {
   const int rank = ctx.rank();
   Scratch scratch(ctx.depth * ring.segment * ring.element_size);
   RequestList sends(ctx);
-  const Range own = ring.chunk(rank);
-  for (std::size_t j = 0; j < segment_count(own.count, ring.segment); ++j) {
-    const Range seg = segment_range(own.count, ring.segment, j);
-    sends.send(ring.right, 0, input + (own.offset + seg.offset) * ring.element_size, seg.count * ring.element_size);
-  }
-  RecvWindow window(ctx, reduce_scatter_receives(ring, rank, scratch.get(), ctx.depth), ctx.depth);
+  ChunkSends own(ring, input, rank, 0, sends);
+  own.post_until(ctx.depth);
+  RingReceives items(ring, rank - 1, 0, scratch.get(), ctx.depth);
+  RecvWindow window(ctx, items.count(), items, ctx.depth);
   std::size_t index = 0;
   for (int s = 0; s + 1 < ring.size; ++s) {
     const Range chunk = ring.chunk(rank - s - 1);
     const std::size_t segments = segment_count(chunk.count, ring.segment);
-    if (segments == 0) continue;
     const auto label = step_label(ctx, "allreduce ring reduce-scatter step {}/{}", s + 1, ring.size - 1);
     RequestList& next = s + 2 < ring.size ? sends : gather_sends;
     for (std::size_t j = 0; j < segments; ++j, ++index) {
-      const RecvItem& item = window.wait(index, label);
+      if (s == 0) own.post_until(j + ctx.depth + 1);
+      const RecvItem item = window.wait(index, label);
       const std::size_t first = chunk.offset + segment_range(chunk.count, ring.segment, j).offset;
       const std::size_t n = item.bytes / ring.element_size;
       reduce(ring.at(first), input + first * ring.element_size, item.buf, n, type, op);
       window.release();
       next.send(ring.right, static_cast<std::uint32_t>(s + 1), ring.at(first), item.bytes);
     }
+    if (s == 0) own.post_all();
   }
   // The input buffer these sends read from must outlive them.
   sends.wait_all(step_label(ctx, "allreduce ring reduce-scatter sends"));
@@ -93,7 +78,8 @@ void allreduce_ring(const Context& ctx, const void* send, void* recv, std::size_
   const std::size_t segment = run_segment(largest_chunk, element_size, ctx.segment_bytes);
   Ring ring{static_cast<std::byte*>(recv), count, element_size, segment, n, wrap(rank - 1, n), wrap(rank + 1, n)};
   const auto gather_step = static_cast<std::uint32_t>(n - 1);
-  RecvWindow gather_receives(ctx, allgather_receives(ring, rank + 1, gather_step), ctx.depth);
+  RingReceives gather_items(ring, rank, gather_step);
+  RecvWindow gather_receives(ctx, gather_items.count(), gather_items, ctx.depth);
   RequestList gather_sends(ctx);
   reduce_scatter(ctx, ring, static_cast<const std::byte*>(send), type, op, gather_sends);
   forward_allgather(ctx, ring, rank + 1, "allreduce ring allgather", gather_sends, gather_receives);

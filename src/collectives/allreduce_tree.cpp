@@ -28,38 +28,63 @@ struct Vector {
   std::size_t segment;  // elements
 };
 
+// The reduce phase's receives in the order they are consumed: segment s
+// from every child (smallest subtree first), each into scratch slot (item
+// index mod slots).
+class ChildReceives final : public RecvSource {
+ public:
+  ChildReceives(const Vector& v, const TreeLinks& links, std::byte* scratch, std::size_t slots)
+      : v_(v), links_(links), scratch_(scratch), slots_(slots) {}
+  RecvItem next() override {
+    const std::size_t children = links_.children.size();
+    const std::size_t s = index_ / children;
+    const int child = links_.children[index_ % children];
+    std::byte* buf = scratch_ + (index_ % slots_) * v_.segment * v_.element_size;
+    ++index_;
+    return {child, reduce_step, buf, segment_range(v_.count, v_.segment, s).count * v_.element_size};
+  }
+
+ private:
+  const Vector& v_;
+  const TreeLinks& links_;
+  std::byte* scratch_;
+  std::size_t slots_;
+  std::size_t index_ = 0;
+};
+
 void reduce_phase(const Context& ctx, const Vector& v, DataType type, ReduceOp op) {
   const TreeLinks links = binomial_tree(ctx.rank(), ctx.size(), 0);
   const std::size_t segments = segment_count(v.count, v.segment);
-  const std::size_t slot_bytes = v.segment * v.element_size;
   const std::size_t children = links.children.size();
   const std::size_t depth = std::max<std::size_t>(1, ctx.depth * children);  // ctx.depth from every child
-  Scratch scratch(children == 0 ? 0 : depth * slot_bytes);
-  std::vector<RecvItem> items;
-  for (std::size_t s = 0; s < segments; ++s)
-    for (int child : links.children)
-      items.push_back({child, reduce_step, scratch.get() + (items.size() % depth) * slot_bytes,
-                       segment_range(v.count, v.segment, s).count * v.element_size});
+  Scratch scratch(children == 0 ? 0 : depth * v.segment * v.element_size);
+  ChildReceives items(v, links, scratch.get(), depth);
   RequestList sends(ctx);
-  RecvWindow window(ctx, std::move(items), depth);
+  RecvWindow window(ctx, segments * children, items, depth);
   // A leaf sends its own input; an inner rank its partial result.
   const std::byte* partial = children == 0 ? v.input : v.output;
+  const auto send_label = step_label(ctx, "allreduce tree reduce send to rank {}", links.parent);
   std::size_t index = 0;
   for (std::size_t s = 0; s < segments; ++s) {
     const Range seg = segment_range(v.count, v.segment, s);
     const std::size_t offset = seg.offset * v.element_size;
     for (std::size_t c = 0; c < children; ++c, ++index) {
-      const RecvItem& item = window.wait(
+      const RecvItem item = window.wait(
           index, step_label(ctx, "allreduce tree reduce from rank {} segment {}/{}", links.children[c], s + 1,
                             segments));
       const std::byte* left = c == 0 ? v.input + offset : v.output + offset;
       reduce(v.output + offset, left, item.buf, seg.count, type, op);
       window.release();
     }
-    if (links.parent >= 0) sends.send(links.parent, reduce_step, partial + offset, seg.count * v.element_size);
+    // The parent takes ctx.depth segments ahead from each child; more in
+    // flight would only wait in its transport (the tree has no cycle, so
+    // waiting here for the parent cannot close one).
+    if (links.parent >= 0)
+      sends.send_bounded(links.parent, reduce_step, partial + offset, seg.count * v.element_size, ctx.depth,
+                         send_label);
   }
   // The bcast phase receives into the buffer these sends read from.
-  sends.wait_all(step_label(ctx, "allreduce tree reduce send to rank {}", links.parent));
+  sends.wait_all(send_label);
 }
 
 }  // namespace

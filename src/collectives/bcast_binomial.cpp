@@ -10,29 +10,49 @@
 
 namespace rcoll::collectives {
 
+namespace {
+
+// The pieces of `bytes` at `buf` from `parent`, in place, in order.
+class PieceReceives final : public RecvSource {
+ public:
+  PieceReceives(int parent, std::uint32_t step, std::byte* buf, std::size_t bytes, std::size_t segment_bytes)
+      : parent_(parent), step_(step), buf_(buf), bytes_(bytes), segment_bytes_(segment_bytes) {}
+  RecvItem next() override {
+    const Range piece = segment_range(bytes_, segment_bytes_, index_++);
+    return {parent_, step_, buf_ + piece.offset, piece.count};
+  }
+
+ private:
+  int parent_;
+  std::uint32_t step_;
+  std::byte* buf_;
+  std::size_t bytes_;
+  std::size_t segment_bytes_;
+  std::size_t index_ = 0;
+};
+
+}  // namespace
+
 void forward_segments(const Context& ctx, const TreeLinks& links, std::byte* buf, std::size_t bytes,
                       std::size_t segment_bytes, std::uint32_t step, std::string_view name) {
   const bool root = links.parent < 0;
   const std::size_t pieces = segment_count(bytes, segment_bytes);
-  std::vector<RecvItem> items;
-  if (!root) {
-    items.reserve(pieces);
-    for (std::size_t s = 0; s < pieces; ++s) {
-      const Range piece = segment_range(bytes, segment_bytes, s);
-      items.push_back({links.parent, step, buf + piece.offset, piece.count});
-    }
-  }
+  PieceReceives items(links.parent, step, buf, bytes, segment_bytes);
   RequestList sends(ctx);
-  RecvWindow receives(ctx, std::move(items), ctx.depth);
+  RecvWindow receives(ctx, root ? 0 : pieces, items, ctx.depth);
+  // Each child takes ctx.depth pieces ahead; more in flight would only wait
+  // in the transport (a tree has no cycle: waiting on a child cannot close one).
+  const std::size_t in_flight = std::max<std::size_t>(1, ctx.depth * links.children.size());
+  const auto send_label = step_label(ctx, "{} sends", name);
   for (std::size_t s = 0; s < pieces; ++s) {
     if (!root) {
       receives.wait(s, step_label(ctx, "{} from rank {} segment {}/{}", name, links.parent, s + 1, pieces));
       receives.release();
     }
     const Range piece = segment_range(bytes, segment_bytes, s);
-    for (int child : links.children) sends.send(child, step, buf + piece.offset, piece.count);
+    for (int child : links.children) sends.send_bounded(child, step, buf + piece.offset, piece.count, in_flight, send_label);
   }
-  sends.wait_all(step_label(ctx, "{} sends", name));
+  sends.wait_all(send_label);
 }
 
 void binomial_bcast_segments(const Context& ctx, std::byte* buf, std::size_t bytes, std::size_t segment_bytes,

@@ -3,53 +3,64 @@
 #include "collectives/step_label.hpp"
 
 namespace rcoll::collectives {
-namespace {
 
-void send_chunk(const Ring& ring, int k, std::uint32_t step, RequestList& sends) {
-  const Range chunk = ring.chunk(k);
-  const std::size_t segments = segment_count(chunk.count, ring.segment);
-  for (std::size_t j = 0; j < segments; ++j) {
-    const Range seg = segment_range(chunk.count, ring.segment, j);
-    sends.send(ring.right, step, ring.at(chunk.offset + seg.offset), seg.count * ring.element_size);
-  }
+RingReceives::RingReceives(const Ring& ring, int first_chunk, std::uint32_t first_step, std::byte* scratch,
+                           std::size_t slots)
+    : ring_(ring), first_chunk_(first_chunk), first_step_(first_step), scratch_(scratch), slots_(slots) {
+  for (int t = 0; t + 1 < ring.size; ++t) count_ += segment_count(ring.chunk(first_chunk - t).count, ring.segment);
 }
 
-}  // namespace
-
-std::vector<RecvItem> allgather_receives(const Ring& ring, int owned, std::uint32_t first_step) {
-  std::vector<RecvItem> items;
-  for (int t = 0; t + 1 < ring.size; ++t) {
-    const Range chunk = ring.chunk(owned - t - 1);
-    const std::size_t segments = segment_count(chunk.count, ring.segment);
-    for (std::size_t j = 0; j < segments; ++j) {
-      const Range seg = segment_range(chunk.count, ring.segment, j);
-      items.push_back({ring.left, first_step + static_cast<std::uint32_t>(t), ring.at(chunk.offset + seg.offset),
-                       seg.count * ring.element_size});
-    }
+RecvItem RingReceives::next() {
+  Range chunk = ring_.chunk(first_chunk_ - step_);
+  while (segment_ == segment_count(chunk.count, ring_.segment)) {  // steps with no segments give no items
+    ++step_;
+    segment_ = 0;
+    chunk = ring_.chunk(first_chunk_ - step_);
   }
-  return items;
+  const Range seg = segment_range(chunk.count, ring_.segment, segment_++);
+  std::byte* buf = scratch_ != nullptr ? scratch_ + (index_ % slots_) * ring_.segment * ring_.element_size
+                                       : ring_.at(chunk.offset + seg.offset);
+  ++index_;
+  return {ring_.left, first_step_ + static_cast<std::uint32_t>(step_), buf, seg.count * ring_.element_size};
+}
+
+ChunkSends::ChunkSends(const Ring& ring, const std::byte* base, int chunk, std::uint32_t step, RequestList& sends)
+    : ring_(ring), base_(base), chunk_(ring.chunk(chunk)), step_(step), sends_(sends),
+      segments_(segment_count(chunk_.count, ring.segment)) {}
+
+void ChunkSends::post_until(std::size_t end) {
+  for (; posted_ < std::min(end, segments_); ++posted_) {
+    const Range seg = segment_range(chunk_.count, ring_.segment, posted_);
+    sends_.send(ring_.right, step_, base_ + (chunk_.offset + seg.offset) * ring_.element_size,
+                seg.count * ring_.element_size);
+  }
 }
 
 void ring_allgather(const Context& ctx, const Ring& ring, int owned, std::uint32_t first_step,
                     std::string_view name, RequestList& sends) {
-  send_chunk(ring, owned, first_step, sends);
-  RecvWindow receives(ctx, allgather_receives(ring, owned, first_step), ctx.depth);
-  forward_allgather(ctx, ring, owned, name, sends, receives);
+  ChunkSends first(ring, ring.buf, owned, first_step, sends);
+  first.post_until(ctx.depth);
+  RingReceives items(ring, owned - 1, first_step);
+  RecvWindow receives(ctx, items.count(), items, ctx.depth);
+  forward_allgather(ctx, ring, owned, name, sends, receives, &first);
 }
 
 void forward_allgather(const Context& ctx, const Ring& ring, int owned, std::string_view name, RequestList& sends,
-                       RecvWindow& receives) {
+                       RecvWindow& receives, ChunkSends* first) {
   std::size_t index = 0;
   for (int t = 0; t + 1 < ring.size; ++t) {
     const std::size_t segments = segment_count(ring.chunk(owned - t - 1).count, ring.segment);
-    if (segments == 0) continue;
     const auto label = step_label(ctx, "{} step {}/{}", name, t + 1, ring.size - 1);
     const bool forward = t + 2 < ring.size;
     for (std::size_t j = 0; j < segments; ++j, ++index) {
-      const RecvItem& item = receives.wait(index, label);
+      // Step 0's own chunk goes out as this rank takes in the left's: the
+      // right neighbour consumes it at the same pace.
+      if (t == 0 && first != nullptr) first->post_until(j + ctx.depth + 1);
+      const RecvItem item = receives.wait(index, label);
       receives.release();
       if (forward) sends.send(ring.right, item.step + 1, item.buf, item.bytes);
     }
+    if (t == 0 && first != nullptr) first->post_all();
   }
   sends.wait_all(step_label(ctx, "{} sends", name));
 }

@@ -29,6 +29,51 @@ struct Ring {
   std::byte* at(std::size_t element) const { return buf + element * element_size; }
 };
 
+// The receives of consecutive ring steps from ring.left, made one at a
+// time: step t takes chunk first_chunk - t (tag step first_step + t), in
+// segments of ring.segment elements, for ring.size - 1 steps. They land in
+// place in ring.buf, or with `scratch` set in scratch slot (item mod
+// `slots`) of ring.segment elements each.
+class RingReceives final : public RecvSource {
+ public:
+  RingReceives(const Ring& ring, int first_chunk, std::uint32_t first_step, std::byte* scratch = nullptr,
+               std::size_t slots = 1);
+  std::size_t count() const noexcept { return count_; }
+  RecvItem next() override;
+
+ private:
+  const Ring& ring_;
+  int first_chunk_;
+  std::uint32_t first_step_;
+  std::byte* scratch_;
+  std::size_t slots_;
+  std::size_t count_ = 0;
+  int step_ = 0;
+  std::size_t segment_ = 0;  // within step_
+  std::size_t index_ = 0;    // items made so far
+};
+
+// The segments of chunk `chunk` of `base` (laid out as ring.buf) sent to
+// ring.right with one tag step, posted a few at a time: a rank that posted
+// a whole chunk at once would have one request per segment in flight
+// however large the chunk.
+class ChunkSends {
+ public:
+  ChunkSends(const Ring& ring, const std::byte* base, int chunk, std::uint32_t step, RequestList& sends);
+  // Posts the segments before `end` (capped at the chunk's) not posted yet.
+  void post_until(std::size_t end);
+  void post_all() { post_until(segments_); }
+
+ private:
+  const Ring& ring_;
+  const std::byte* base_;
+  Range chunk_;
+  std::uint32_t step_;
+  RequestList& sends_;
+  std::size_t segments_;
+  std::size_t posted_ = 0;
+};
+
 // On entry this rank holds chunk `owned`; after size - 1 steps it holds all.
 // Step t sends chunk owned - t to the right and receives chunk owned - t - 1
 // from the left straight into `buf`, forwarding each segment as soon as it
@@ -37,13 +82,13 @@ struct Ring {
 void ring_allgather(const Context& ctx, const Ring& ring, int owned, std::uint32_t first_step,
                     std::string_view name, RequestList& sends);
 
-// The same with step 0 already sent through `sends` and the receives
-// already posted: `receives` is a window over allgather_receives(ring,
-// owned, first_step). A caller posts them before an earlier phase, so that
+// The same with step 0 already under way through `sends` and the receives
+// already posted: `receives` is a window over RingReceives(ring, owned - 1,
+// first_step). A caller posts them before an earlier phase, so that
 // segments which come early land in place and a rendezvous is cleared as
-// soon as its sender asks.
-std::vector<RecvItem> allgather_receives(const Ring& ring, int owned, std::uint32_t first_step);
+// soon as its sender asks. `first` (may be null): the chunk of step 0,
+// posted `ctx.depth` segments ahead of the step's receives.
 void forward_allgather(const Context& ctx, const Ring& ring, int owned, std::string_view name, RequestList& sends,
-                       RecvWindow& receives);
+                       RecvWindow& receives, ChunkSends* first = nullptr);
 
 }  // namespace rcoll::collectives

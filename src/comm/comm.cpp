@@ -1,14 +1,19 @@
 // The public Comm: argument forwarding to CommImpl, and the two ways to
 // create one (from the environment, from explicit options).
 #include <memory>
+#include <new>
+#include <string>
+#include <string_view>
 
 #include "bootstrap/in_memory.hpp"
 #include "bootstrap/tcp_client.hpp"
 #include "bootstrap/tcp_server.hpp"
+#include "comm/call_guard.hpp"
 #include "comm/comm_impl.hpp"
 #include "comm/environment.hpp"
 #include "comm/validate.hpp"
 #include "common/log.hpp"
+#include "diagnostics/call_info.hpp"
 #include "topology/apply.hpp"
 #include "rcoll/comm.hpp"
 #include "rcoll/errors.hpp"
@@ -16,9 +21,9 @@
 namespace rcoll {
 
 Comm Comm::from_env() {
-  if (auto level = comm::process_settings_from_env().log_level) log::set_level(*level);
   Options options = comm::options_from_env();
   log::set_rank(options.rank);
+  if (auto level = comm::process_settings_from_env(options.rank).log_level) log::set_level_from("RCOLL_LOG", *level);
   // Placement binds the whole process, so it belongs to launched ranks (one
   // process each), not to Comm::create, which tests call from several threads.
   // It runs before the transport exists so later threads inherit the binding.
@@ -29,7 +34,10 @@ Comm Comm::from_env() {
   return create(options);
 }
 
-Comm Comm::create(const Options& options) {
+namespace {
+
+// What Comm::create does; it turns a std::bad_alloc from here into a ResourceError.
+Comm create_comm(const Options& options) {
   comm::validate_options(options);
   log::set_rank(options.rank);
   if (options.size == 1 && options.bootstrap.empty()) {
@@ -48,6 +56,7 @@ Comm Comm::create(const Options& options) {
     config.size = options.size;
     config.job_token = options.job_token;
     config.join_timeout = options.timeout;
+    config.host_rank = options.rank;
     server = std::make_unique<bootstrap::BootstrapServer>(config);
     server->start();
     address = server->address();
@@ -64,39 +73,98 @@ Comm Comm::create(const Options& options) {
   return Comm(std::make_unique<comm::CommImpl>(options, join, std::move(server)));
 }
 
+}  // namespace
+
+Comm Comm::create(const Options& options) {
+  try {
+    return create_comm(options);
+  } catch (const std::bad_alloc&) {
+    throw ResourceError("rank " + std::to_string(options.rank) +
+                        ": create: out of memory (std::bad_alloc) while joining the job");
+  }
+}
+
 Comm::Comm(std::unique_ptr<comm::CommImpl> impl) : impl_(std::move(impl)) {}
 Comm::Comm(Comm&&) noexcept = default;
 Comm& Comm::operator=(Comm&&) noexcept = default;
 Comm::~Comm() = default;
 
-int Comm::rank() const noexcept { return impl_->rank(); }
-int Comm::size() const noexcept { return impl_->size(); }
-std::string Comm::transport_name() const { return impl_->transport_name(); }
-std::string Comm::describe_plan() const { return impl_->plan().describe(); }
+namespace {
+
+using diagnostics::CallKind;
+
+[[noreturn, gnu::cold]] void throw_moved_from(std::string_view call) {
+  throw InvalidArgument(std::string(call) + ": this Comm was moved from; use the Comm it was moved to");
+}
+
+[[noreturn, gnu::cold]] void throw_out_of_memory(int rank, CallKind kind, std::size_t count, DataType type) {
+  throw ResourceError("rank " + std::to_string(rank) + ": " + std::string(diagnostics::to_string(kind)) + " of " +
+                      std::to_string(count) + " x " + std::string(to_string(type)) +
+                      ": out of memory (std::bad_alloc) before anything was sent");
+}
+
+// The implementation behind `comm` for a call named `call`: InvalidArgument
+// when the Comm was moved from (its implementation went with the move).
+comm::CommImpl& checked(const std::unique_ptr<comm::CommImpl>& impl, std::string_view call) {
+  if (!impl) [[unlikely]]
+    throw_moved_from(call);
+  return *impl;
+}
+
+// Runs one communicating call: holds the communicator's call guard
+// (comm/call_guard.hpp) for its duration, and turns a std::bad_alloc that
+// reaches this boundary into a ResourceError (those met while the call
+// communicated became one inside CommImpl::run already).
+template <typename Body>
+auto public_call(const std::unique_ptr<comm::CommImpl>& impl, CallKind kind, std::size_t count, DataType type,
+                 Body&& body) {
+  comm::CommImpl& c = checked(impl, diagnostics::to_string(kind));
+  comm::CallGuard::Scope scope(c.call_guard(), c.rank(), kind);
+  try {
+    return body(c);
+  } catch (const std::bad_alloc&) {
+    throw_out_of_memory(c.rank(), kind, count, type);
+  }
+}
+
+}  // namespace
+
+int Comm::rank() const { return checked(impl_, "rank").rank(); }
+int Comm::size() const { return checked(impl_, "size").size(); }
+std::string Comm::transport_name() const { return checked(impl_, "transport_name").transport_name(); }
+std::string Comm::describe_plan() const { return checked(impl_, "describe_plan").plan().describe(); }
 
 void Comm::allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
                      const CallOptions& call) {
-  impl_->allreduce(send, recv, count, type, op, call.timeout);
+  public_call(impl_, CallKind::allreduce, count, type,
+              [&](comm::CommImpl& c) { c.allreduce(send, recv, count, type, op, call.timeout); });
 }
 void Comm::allreduce(void* inout, std::size_t count, DataType type, ReduceOp op, const CallOptions& call) {
-  impl_->allreduce(inout, inout, count, type, op, call.timeout);
+  public_call(impl_, CallKind::allreduce, count, type,
+              [&](comm::CommImpl& c) { c.allreduce(inout, inout, count, type, op, call.timeout); });
 }
 void Comm::bcast(void* buf, std::size_t count, DataType type, int root, const CallOptions& call) {
-  impl_->bcast(buf, count, type, root, call.timeout);
+  public_call(impl_, CallKind::bcast, count, type,
+              [&](comm::CommImpl& c) { c.bcast(buf, count, type, root, call.timeout); });
 }
-void Comm::barrier(const CallOptions& call) { impl_->barrier(call.timeout); }
+void Comm::barrier(const CallOptions& call) {
+  public_call(impl_, CallKind::barrier, 0, DataType::uint8, [&](comm::CommImpl& c) { c.barrier(call.timeout); });
+}
 void Comm::send(const void* buf, std::size_t count, DataType type, int dest, int tag, const CallOptions& call) {
-  impl_->send(buf, count, type, dest, tag, call.timeout);
+  public_call(impl_, CallKind::send, count, type,
+              [&](comm::CommImpl& c) { c.send(buf, count, type, dest, tag, call.timeout); });
 }
 std::size_t Comm::recv(void* buf, std::size_t count, DataType type, int source, int tag, const CallOptions& call) {
-  return impl_->recv(buf, count, type, source, tag, call.timeout);
+  return public_call(impl_, CallKind::recv, count, type,
+                     [&](comm::CommImpl& c) { return c.recv(buf, count, type, source, tag, call.timeout); });
 }
-void Comm::abort(const std::string& reason) { impl_->abort(reason); }
+// Not guarded: abort may come from any thread (a watchdog), and it ends the process.
+void Comm::abort(const std::string& reason) { checked(impl_, "abort").abort(reason); }
 
-void Comm::check_same_length(std::size_t send, std::size_t recv) {
+void Comm::check_same_length(std::size_t send, std::size_t recv) const {
   if (send != recv)
-    throw InvalidArgument("allreduce: send span has " + std::to_string(send) + " elements but recv span has " +
-                          std::to_string(recv));
+    throw InvalidArgument("rank " + std::to_string(rank()) + ": allreduce: send span has " + std::to_string(send) +
+                          " elements but recv span has " + std::to_string(recv));
 }
 
 }  // namespace rcoll

@@ -10,11 +10,13 @@
 #include "bootstrap/tcp_server.hpp"
 #include "collectives/collectives.hpp"
 #include "comm/environment.hpp"
+#include "comm/message_fit.hpp"
 #include "comm/rank_card.hpp"
 #include "comm/shared_settings.hpp"
 #include "comm/tags.hpp"
 #include "comm/validate.hpp"
 #include "common/log.hpp"
+#include "diagnostics/blocked_send.hpp"
 #include "diagnostics/call_check.hpp"
 #include "diagnostics/status_report.hpp"
 #include "rcoll/comm.hpp"
@@ -51,8 +53,8 @@ CommImpl::CommImpl(const Options& options, const JoinFunction& join,
                    std::unique_ptr<bootstrap::BootstrapServer> server, const TransportFactory& make_transport)
     : options_(options), server_(std::move(server)), state_(std::make_shared<diagnostics::CallState>(options.rank)) {
   validate_options(options_);
-  const ProcessSettings settings = process_settings_from_env();
-  if (settings.log_level) log::set_level(*settings.log_level);
+  const ProcessSettings settings = process_settings_from_env(options_.rank);
+  if (settings.log_level) log::set_level_from("RCOLL_LOG", *settings.log_level);
   log::set_rank(options_.rank);
   Deadline deadline = Deadline::after(options_.timeout);
   const transport::TransportConfig config = transport_config(options_, settings);
@@ -109,11 +111,18 @@ void CommImpl::ensure_usable(const LazyText& label) const {
     throw IoError(rank(), -1, label.str(), "communicator is unusable after an earlier failure: " + broken_reason_);
 }
 
+void CommImpl::throw_out_of_memory(const diagnostics::CallInfo& call) const {
+  throw ResourceError("rank " + std::to_string(rank()) + ": " + call.label() +
+                      ": out of memory (std::bad_alloc) while communicating");
+}
+
 void CommImpl::fail(const diagnostics::CallInfo& call) {
   try {
     throw;
   } catch (const InvalidArgument&) {
     throw;  // nothing was sent (or every rank raised it: MismatchError); still usable
+  } catch (const MessageError&) {
+    throw;  // one received message did not fit (message_fit.hpp); still usable
   } catch (const TimeoutError& e) {
     std::string what = e.what();
     std::vector<int> not_joined;
@@ -121,6 +130,8 @@ void CommImpl::fail(const diagnostics::CallInfo& call) {
       auto finding = diagnosis_->explain(call, std::min(diagnosis_grace, options_.timeout));
       what += "; " + finding.text;
       not_joined = std::move(finding.not_joined);
+    } else if (call.kind == diagnostics::CallKind::send) {
+      what += blocked_send_clause(call);
     }
     if (auto aborted = failures_->find_abort()) what += "; " + *aborted;
     TimeoutError error(what, e.waiting_for(), std::move(not_joined));
@@ -132,6 +143,16 @@ void CommImpl::fail(const diagnostics::CallInfo& call) {
   } catch (const Error&) {
     rethrow_broken();
   }
+}
+
+std::string CommImpl::blocked_send_clause(const diagnostics::CallInfo& call) {
+  // Unknown without a transport (never here: fail() runs on a usable one): no size sentence.
+  const std::size_t eager_limit = transport_ ? transport_->capabilities().eager_limit : SIZE_MAX;
+  const diagnostics::BlockedSend::Transport sends{transport_name_, eager_limit};
+  const std::size_t bytes = call.count * dtype_size(call.type);
+  diagnostics::BlockedSend diagnosis(*bootstrap_, rank(), size());
+  std::string why = diagnosis.explain(call, bytes, sends, std::min(diagnosis_grace, options_.timeout));
+  return why.empty() ? why : "; " + why;
 }
 
 void CommImpl::rethrow_broken() {
@@ -176,6 +197,7 @@ void CommImpl::allreduce(const void* send, void* recv, std::size_t count, DataTy
   check_op(rank(), name, op);
   check_buffer(rank(), name, "send", send, count);
   check_buffer(rank(), name, "recv", recv, count);
+  check_no_partial_overlap(rank(), name, send, recv, bytes);
   check_timeout(rank(), name, timeout);
   const diagnostics::CallInfo call = diagnostics::CallInfo::allreduce(next_sequence(), count, type, op);
   const tuning::AllreduceChoice& choice = plan_->allreduce(bytes);
@@ -231,13 +253,8 @@ std::size_t CommImpl::recv(void* buf, std::size_t count, DataType type, int sour
   const diagnostics::CallInfo call = diagnostics::CallInfo::point_to_point(diagnostics::CallKind::recv, count, type, source, tag);
   transport::RequestPtr request = post(call, [&] { return transport_->irecv(source, user_tag(tag), buf, bytes); });
   if (request->state() != transport::Request::State::done)  // not already there
-    run(call, timeout, [&](Deadline deadline, const LazyText& label) { transport::wait(*transport_, request, deadline, label); });
-  std::size_t received = request->bytes();
-  if (received % dtype_size(type) != 0)
-    throw IoError(rank(), source, call.label(),
-                  "received " + std::to_string(received) + " bytes, not a whole number of " +
-                      std::string(to_string(type)) + " elements");
-  return received / dtype_size(type);
+    run(call, timeout, [&](Deadline deadline, const LazyText& label) { wait_for_message(*transport_, request, deadline, label); });
+  return whole_elements(rank(), call, request->bytes(), bytes);
 }
 
 }  // namespace rcoll::comm

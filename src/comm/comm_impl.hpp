@@ -13,12 +13,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 
 #include "bootstrap/bootstrap.hpp"
 #include "bootstrap/tcp_server.hpp"
 #include "collectives/collectives.hpp"
+#include "comm/call_guard.hpp"
 #include "comm/host_layout.hpp"
 #include "comm/tags.hpp"
 #include "common/lazy_text.hpp"
@@ -84,6 +86,8 @@ class CommImpl {
   const tuning::LinkModel& link_model() const noexcept { return link_model_; }
   // Which ranks share this rank's host, from every rank's join card.
   const HostLayout& host_layout() const noexcept { return layout_; }
+  // Held by every public call (Comm) for its duration: one call at a time.
+  CallGuard& call_guard() noexcept { return call_guard_; }
 
  private:
   // Runs one blocking call: body(deadline, label). A template, not a
@@ -99,7 +103,11 @@ class CommImpl {
     transport::ScopedWaitObserver observe(&watch, spin_);
     state_->enter(call);
     try {
-      body(deadline, LazyText(label));
+      try {
+        body(deadline, LazyText(label));
+      } catch (const std::bad_alloc&) {
+        throw_out_of_memory(call);
+      }
     } catch (const Error&) {
       state_->leave(false);
       fail(call);
@@ -114,12 +122,20 @@ class CommImpl {
   transport::RequestPtr post(const diagnostics::CallInfo& call, Post&& post_request) {
     ensure_usable([&call] { return call.label(); });
     try {
-      return post_request();
+      try {
+        return post_request();
+      } catch (const std::bad_alloc&) {
+        throw_out_of_memory(call);
+      }
     } catch (const Error&) {
       fail(call);
     }
   }
   void ensure_usable(const LazyText& label) const;
+  // A std::bad_alloc met while `call` communicated, as the ResourceError
+  // that fail() then handles like any other failure (it breaks the
+  // communicator: peers may be waiting on this rank's part).
+  [[noreturn]] void throw_out_of_memory(const diagnostics::CallInfo& call) const;
   // Inside a catch handler: rethrows the error being handled, completed
   // with what the side channel knows; a TimeoutError or IoError also breaks
   // the communicator (break_down).
@@ -129,6 +145,8 @@ class CommImpl {
   // side channel knows of along its peer's chain ("first failure: rank 3,
   // peer 2: ..."). What fail() does for IoError and other Errors.
   [[noreturn]] void rethrow_broken();
+  // At the timeout of send `call`: "; <why>" (diagnostics/blocked_send.hpp), or "".
+  std::string blocked_send_clause(const diagnostics::CallInfo& call);
   void break_down(int peer, const Error& error);
   std::uint64_t next_sequence() noexcept { return sequence_++; }
   // The constructor's steps: join with this rank's card and connect the
@@ -170,6 +188,7 @@ class CommImpl {
   transport::SpinMode spin_ = transport::SpinMode::pure;
   std::uint64_t sequence_ = 0;
   std::string broken_reason_;
+  CallGuard call_guard_;
 };
 
 }  // namespace rcoll::comm

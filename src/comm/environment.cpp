@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string>
 
 #include "comm/environment_values.hpp"
 #include "common/log.hpp"
@@ -32,19 +33,20 @@ int rank_number(const char* name, int fallback) {
   return static_cast<int>(env::integer(name, 0, max_rank).value_or(fallback));
 }
 
-void read_rank_and_size(Options& options) {
+// Sets `known` to the rank as soon as it is read (for the errors after it).
+void read_rank_and_size(Options& options, int& known) {
   for (const auto& family : launcher_families) {
     const bool rank = env::text(family.rank).has_value(), size = env::text(family.size).has_value();
     if (!rank && !size) continue;
     if (!rank || !size)
       throw InvalidArgument(std::string("set both ") + family.rank + " and " + family.size + ", or neither");
-    options.rank = rank_number(family.rank, -1);
+    options.rank = known = rank_number(family.rank, -1);
     options.size = rank_number(family.size, -1);
     options.local_rank = rank_number(family.local_rank, 0);
     options.local_size = std::max(rank_number(family.local_size, 1), options.local_rank + 1);
     return;
   }
-  options.rank = 0;  // no launcher: a job of one rank
+  options.rank = known = 0;  // no launcher: a job of one rank
   options.size = 1;
 }
 
@@ -75,7 +77,9 @@ void read_tuning(Options& options) {
   if (auto name = env::text("RCOLL_ALLREDUCE_ALGO")) options.allreduce_algo = parse_allreduce_algo(*name);
   if (auto name = env::text("RCOLL_BCAST_ALGO")) options.bcast_algo = parse_bcast_algo(*name);
   if (auto bytes = env::bytes("RCOLL_SEGMENT_BYTES")) {
-    if (*bytes == 0) throw InvalidArgument("RCOLL_SEGMENT_BYTES='0': expected a positive byte count such as 512K");
+    if (*bytes < min_segment_bytes)
+      throw InvalidArgument("RCOLL_SEGMENT_BYTES='" + std::to_string(*bytes) + "': expected a byte count of at least " +
+                            std::to_string(min_segment_bytes) + " (4K), such as 512K");
     options.segment_bytes = *bytes;
   }
   options.check = env::zero_or_one("RCOLL_CHECK").value_or(options.check);
@@ -83,13 +87,25 @@ void read_tuning(Options& options) {
   if (auto text = env::text("RCOLL_TIMEOUT")) options.timeout = timeout_from(*text);
 }
 
+// "rank R: " in front of an environment error, as in every other error;
+// "rank unknown: " when the launcher's rank variable itself is the problem.
+[[noreturn]] void rethrow_with_rank(int rank, const InvalidArgument& error) {
+  throw InvalidArgument((rank >= 0 ? "rank " + std::to_string(rank) : std::string("rank unknown")) + ": " +
+                        error.what());
+}
+
 }  // namespace
 
 Options options_from_env() {
   Options options;
-  read_rank_and_size(options);
-  read_bootstrap(options);
-  read_tuning(options);
+  int rank = -1;
+  try {
+    read_rank_and_size(options, rank);
+    read_bootstrap(options);
+    read_tuning(options);
+  } catch (const InvalidArgument& e) {
+    rethrow_with_rank(rank, e);
+  }
   return options;
 }
 
@@ -104,12 +120,16 @@ PlacementRequest placement_from_env(const Options& options) {
   return request;
 }
 
-ProcessSettings process_settings_from_env() {
+ProcessSettings process_settings_from_env(int rank) {
   ProcessSettings settings;
-  settings.log_level = env::text("RCOLL_LOG");
-  settings.status_signal = env::text("RCOLL_STATUS_SIGNAL") == "1";
-  settings.rdma = rdma_options_from_env();
-  settings.tcp_send_buffer = env::bytes("RCOLL_TCP_SNDBUF");
+  try {
+    settings.log_level = env::text("RCOLL_LOG");
+    settings.status_signal = env::text("RCOLL_STATUS_SIGNAL") == "1";
+    settings.rdma = rdma_options_from_env();
+    settings.tcp_send_buffer = env::bytes("RCOLL_TCP_SNDBUF");
+  } catch (const InvalidArgument& e) {
+    rethrow_with_rank(rank, e);
+  }
   return settings;
 }
 

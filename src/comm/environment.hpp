@@ -2,7 +2,10 @@
 // here and nowhere else, into typed values. The layers below receive those
 // values (TransportConfig, a placement request, a log level) and never read
 // the environment themselves. A malformed value throws InvalidArgument
-// naming the variable and what it expects.
+// naming the rank ("rank 3: ", or "rank unknown: " when the launcher's rank
+// variable is the malformed one), the variable and what it expects.
+// RCOLL_LOG and RCOLL_BIND are the exceptions: an unknown value is warned
+// about, never fatal.
 #pragma once
 
 #include <optional>
@@ -42,14 +45,15 @@ struct PlacementRequest {
 PlacementRequest placement_from_env(const Options& options);
 
 // What applies to every communicator of the process, however it is made
-// (Comm::from_env or Comm::create).
+// (Comm::from_env or Comm::create). `rank` (-1: unknown) names the rank in
+// the errors.
 struct ProcessSettings {
-  std::optional<std::string> log_level;        // RCOLL_LOG (log.hpp checks the name)
+  std::optional<std::string> log_level;        // RCOLL_LOG (log::set_level_from checks the name)
   bool status_signal = false;                  // RCOLL_STATUS_SIGNAL=1: SIGUSR1 reports
   transport::rdma::RdmaOptions rdma;           // RCOLL_IB_* (docs/RDMA.md)
   std::optional<std::size_t> tcp_send_buffer;  // RCOLL_TCP_SNDBUF, a byte count
 };
-ProcessSettings process_settings_from_env();
+ProcessSettings process_settings_from_env(int rank);
 
 // The RCOLL_IB_* part of the above, alone.
 transport::rdma::RdmaOptions rdma_options_from_env();

@@ -1,5 +1,6 @@
 #include "comm/validate.hpp"
 
+#include <cstdint>
 #include <string>
 
 #include "rcoll/errors.hpp"
@@ -23,6 +24,10 @@ void validate_options(const Options& o) {
             "or start the job with rcoll-run");
   if (o.host_bootstrap && o.rank != 0) invalid(o.rank, "create", "only rank 0 can host the bootstrap service");
   if (o.timeout.count() <= 0) invalid(o.rank, "create", "timeout must be positive");
+  if (o.segment_bytes != 0 && o.segment_bytes < min_segment_bytes)
+    invalid(o.rank, "create",
+            "segment_bytes (RCOLL_SEGMENT_BYTES) " + std::to_string(o.segment_bytes) + " is below the minimum of " +
+                std::to_string(min_segment_bytes) + " bytes (or 0 for the transport's default)");
 }
 
 void throw_bad_dtype(int rank, std::string_view call, DataType type) {
@@ -48,6 +53,15 @@ void throw_bad_peer(int rank, int size, std::string_view call, std::string_view 
 
 void throw_bad_tag(int rank, std::string_view call, int tag) {
   invalid(rank, call, "tag " + std::to_string(tag) + " is negative");
+}
+
+void throw_partial_overlap(int rank, std::string_view call, const void* send, const void* recv, std::size_t bytes) {
+  const auto s = reinterpret_cast<std::uintptr_t>(send);
+  const auto r = reinterpret_cast<std::uintptr_t>(recv);
+  const std::string where = r > s ? "recv starts " + std::to_string(r - s) + " bytes after send"
+                                  : "send starts " + std::to_string(s - r) + " bytes after recv";
+  invalid(rank, call, "send and recv buffers overlap partly (" + where + ", " + std::to_string(bytes) +
+                          " bytes each); pass the same pointer for in place, or buffers that do not overlap");
 }
 
 void throw_bad_timeout(int rank, std::string_view call, std::chrono::milliseconds timeout) {

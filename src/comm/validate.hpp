@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <string_view>
 
@@ -24,6 +25,8 @@ void validate_options(const Options& options);
 [[noreturn, gnu::cold]] void throw_null_buffer(int rank, std::string_view call, std::string_view name, std::size_t count);
 [[noreturn, gnu::cold]] void throw_bad_peer(int rank, int size, std::string_view call, std::string_view role, int peer);
 [[noreturn, gnu::cold]] void throw_bad_tag(int rank, std::string_view call, int tag);
+[[noreturn, gnu::cold]] void throw_partial_overlap(int rank, std::string_view call, const void* send, const void* recv,
+                                                  std::size_t bytes);
 [[noreturn, gnu::cold]] void throw_bad_timeout(int rank, std::string_view call, std::chrono::milliseconds timeout);
 
 // Returns count * dtype_size(type), checking dtype and overflow.
@@ -46,6 +49,19 @@ inline void check_op(int rank, std::string_view call, ReduceOp op) {
 inline void check_buffer(int rank, std::string_view call, std::string_view name, const void* buf, std::size_t count) {
   if (buf == nullptr && count > 0) [[unlikely]]
     throw_null_buffer(rank, call, name, count);
+}
+
+// A send and a receive buffer of `bytes` each are one buffer (in place) or
+// disjoint. A partial overlap is refused: a schedule would receive into
+// bytes it has still to send (or reduce), and the result would silently be
+// wrong on every rank.
+inline void check_no_partial_overlap(int rank, std::string_view call, const void* send, const void* recv,
+                                     std::size_t bytes) {
+  if (send == recv) return;
+  const auto s = reinterpret_cast<std::uintptr_t>(send);
+  const auto r = reinterpret_cast<std::uintptr_t>(recv);
+  if ((s < r ? r - s : s - r) < bytes) [[unlikely]]
+    throw_partial_overlap(rank, call, send, recv, bytes);
 }
 
 inline void check_peer(int rank, int size, std::string_view call, std::string_view role, int peer) {

@@ -2,7 +2,10 @@
 
 #include <spdlog/sinks/stdout_sinks.h>
 
+#include <algorithm>
+#include <cctype>
 #include <mutex>
+#include <optional>
 #include <string>
 
 namespace rcoll::log {
@@ -32,11 +35,28 @@ spdlog::logger& get() {
 
 void set_rank(int rank) { get().set_pattern(pattern_for(rank)); }
 
-void set_level(std::string_view name) {
-  auto level = spdlog::level::from_str(std::string(name));
-  // from_str answers "off" for unknown names; keep warnings on instead.
-  if (level == spdlog::level::off && name != "off") level = spdlog::level::warn;
-  get().set_level(level);
+std::optional<spdlog::level::level_enum> parse_level(std::string_view name) {
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  // from_str also takes "warning", "err" and "critical"; it answers "off"
+  // for any name it does not know.
+  auto level = spdlog::level::from_str(lower);
+  if (level == spdlog::level::off && lower != "off") return std::nullopt;
+  return level;
+}
+
+void set_level_from(std::string_view variable, std::string_view value) {
+  if (auto level = parse_level(value)) return get().set_level(*level);
+  get().set_level(spdlog::level::warn);
+  // Once per process and value: every communicator reads the variable again.
+  static std::mutex mutex;
+  static std::string warned;
+  std::lock_guard lock(mutex);
+  if (warned == value) return;
+  warned = value;
+  warn("{}='{}' is not a log level (expected off, error, warn, info, debug or trace, in any case); "
+       "logging at warn",
+       variable, value);
 }
 
 }  // namespace rcoll::log

@@ -16,8 +16,9 @@ constexpr int max_hops = 8;
 // Longest error text or reason published (the store's values are bounded).
 constexpr std::size_t max_text = 4096;
 
-// "<int>\n<text>" -> (int, text); nullopt if malformed.
-std::optional<std::pair<int, std::string>> split(const std::string& value) {
+}  // namespace
+
+std::optional<std::pair<int, std::string>> split_rank_value(const std::string& value) {
   auto newline = value.find('\n');
   if (newline == std::string::npos) return std::nullopt;
   int number = 0;
@@ -25,8 +26,6 @@ std::optional<std::pair<int, std::string>> split(const std::string& value) {
   if (error != std::errc() || end != value.data() + newline) return std::nullopt;
   return std::pair{number, value.substr(newline + 1)};
 }
-
-}  // namespace
 
 std::optional<std::string> FailureReport::try_get(const std::string& key) noexcept {
   try {
@@ -59,7 +58,7 @@ void FailureReport::publish_abort(const std::string& reason, std::chrono::millis
 std::optional<std::string> FailureReport::find_abort() noexcept {
   auto value = try_get(store::keys::abort);
   if (!value) return std::nullopt;
-  auto parts = split(*value);
+  auto parts = split_rank_value(*value);
   if (!parts) return std::nullopt;
   return "rank " + std::to_string(parts->first) + " aborted: " + parts->second;
 }
@@ -84,7 +83,7 @@ std::string FailureReport::explain(int peer) noexcept {
 
 std::optional<std::pair<int, std::string>> FailureReport::failure_of(int rank) noexcept {
   auto value = try_get(store::keys::fail(rank));
-  return value ? split(*value) : std::nullopt;
+  return value ? split_rank_value(*value) : std::nullopt;
 }
 
 }  // namespace rcoll::diagnostics

@@ -23,6 +23,9 @@
 
 namespace rcoll::diagnostics {
 
+// A store value "<rank>\n<text>" -> (rank, text); nullopt if malformed.
+std::optional<std::pair<int, std::string>> split_rank_value(const std::string& value);
+
 class FailureReport {
  public:
   FailureReport(store::Store& store, int rank, int size) noexcept : store_(store), rank_(rank), size_(size) {}

@@ -31,6 +31,12 @@ inline std::string diag(std::uint64_t sequence, int rank) {
   return "diag/" + std::to_string(sequence) + "/" + std::to_string(rank);
 }
 
+// "<dest>\n<call>" of a rank whose send to `dest` timed out ("send to rank
+// 2 tag 5"): written by `rank` at that timeout (once: the timeout breaks its
+// communicator), read by the ranks whose own send timed out, to tell a
+// circular wait (diagnostics/blocked_send).
+inline std::string blocked_send(int rank) { return "blocked-send/" + std::to_string(rank); }
+
 // The RDMA queue-pair address (ConnInfo as hex) of `from`'s QP to `to`:
 // written by `from`, read by `to` (transport/rdma/bootstrap_connector).
 inline std::string rdma(int from, int to) { return "rdma/" + std::to_string(from) + "/" + std::to_string(to); }

@@ -8,7 +8,9 @@
 // - Messages from one peer with one tag match receives in posting order;
 //   different tags and peers are independent.
 // - A receive matches a message of at most its capacity; a longer message
-//   fails the receive with an IoError (truncation) and is discarded.
+//   fails the receive with a TruncationError (an IoError, truncation.hpp)
+//   and is discarded; the sender's send completes and the connection stays
+//   usable.
 // - Connections are made on first use, only to the peers actually used.
 // - A peer that fails (closed connection, error completion) fails every
 //   pending request on that peer with an IoError naming the peer's rank.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "rcoll/errors.hpp"
+#include "transport/truncation.hpp"
 
 namespace rcoll::transport {
 namespace {
@@ -50,9 +51,12 @@ void cancel_pending(Transport& transport, std::span<const RequestPtr> requests) 
 
 // Rethrows a request's IoError with the caller's step in front of the
 // transport's, so the error reads "allreduce ring step 3: tcp recv: ...".
+// A TruncationError stays one (the communicator tells it apart).
 [[noreturn]] void rethrow_with_step(const Request& failed, const LazyText& step) {
   try {
     failed.rethrow_if_failed();
+  } catch (const TruncationError& e) {
+    throw e.with_step(step.str());
   } catch (const IoError& e) {
     throw IoError(e.rank(), e.peer(), step.str() + ": " + e.step(), e.cause());
   }

@@ -3,6 +3,8 @@ bootstrap daemon as a context manager, bootstrap frames, and orphan checks.
 
 CTest sets RCOLL_SOURCE_DIR, RCOLL_FAULT_JOB and RCOLL_BOOTSTRAPD.
 """
+import hashlib
+import hmac
 import os
 import random
 import re
@@ -82,12 +84,17 @@ def free_port():
 
 # ------------------------------------------------------------ bootstrap frames
 # docs/PROTOCOLS.md, "Bootstrap rank service": header = magic u32, version
-# u16, type u16, payload length u32 (little-endian); JOIN payload = token
-# (u32 length + bytes), size u32, rank u32, timeout_ms u32, blob (u32 + bytes).
+# u16, type u16, payload length u32 (little-endian). The server's first
+# frame is CHALLENGE (its 16-byte nonce); JOIN payload = client nonce (16),
+# proof (32), size u32, rank u32, timeout_ms u32, blob (u32 + bytes); the
+# proof is HMAC-SHA-256 keyed by the token (computed here independently of
+# the library, so the suite also checks the two agree).
 MAGIC = 0x53424352
-VERSION = 1
-JOIN, ERROR = 1, 3
+VERSION = 2
+JOIN, MEMBERS, ERROR, CHALLENGE, ACCEPTED = 1, 2, 3, 10, 11
 HEADER = struct.Struct("<IHHI")
+CLIENT_ROLE = b"rcoll/1 bootstrap client"
+SERVER_ROLE = b"rcoll/1 bootstrap server"
 
 
 def frame(msg_type, payload, version=VERSION, magic=MAGIC, length=None):
@@ -98,8 +105,49 @@ def lp(data):
     return struct.pack("<I", len(data)) + data
 
 
-def join_payload(token, size, rank, timeout_ms=10000, blob=b"blob"):
-    return lp(token) + struct.pack("<III", size, rank, timeout_ms) + lp(blob)
+def join_fields(size, rank, timeout_ms=10000, blob=b"blob"):
+    return struct.pack("<III", size, rank, timeout_ms) + lp(blob)
+
+
+def prove(token, role, challenge, own, fields):
+    """common/auth.hpp auth::prove: HMAC(token, each part length-prefixed)."""
+    return hmac.new(token, b"".join(lp(part) for part in (role, challenge, own, fields)), hashlib.sha256).digest()
+
+
+def join_payload(token, server_nonce, size, rank, timeout_ms=10000, blob=b"blob", nonce=b"n" * 16):
+    """A JOIN payload whose proof of `token` answers `server_nonce`."""
+    fields = join_fields(size, rank, timeout_ms, blob)
+    return nonce + prove(token, CLIENT_ROLE, server_nonce, nonce, fields) + fields
+
+
+def read_frame(sock, deadline_s=5):
+    """(type, payload) of the next frame, or None if the peer closed first."""
+    sock.settimeout(deadline_s)
+    data = b""
+    try:
+        while len(data) < HEADER.size:
+            chunk = sock.recv(HEADER.size - len(data))
+            if not chunk:
+                return None
+            data += chunk
+        _, _, msg_type, length = HEADER.unpack(data)
+        payload = b""
+        while len(payload) < length:
+            chunk = sock.recv(length - len(payload))
+            if not chunk:
+                return None
+            payload += chunk
+        return msg_type, payload
+    except OSError:
+        return None
+
+
+def connect_challenged(host, port):
+    """A connection to the service and the nonce of its CHALLENGE."""
+    sock = socket.create_connection((host, port), timeout=5)
+    first = read_frame(sock)
+    assert first is not None and first[0] == CHALLENGE, f"first frame {first!r}"
+    return sock, first[1]
 
 
 def read_answer(sock, deadline_s):

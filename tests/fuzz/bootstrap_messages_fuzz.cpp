@@ -1,7 +1,8 @@
 // Fuzz target: the bootstrap protocol's message decoders
 // (bootstrap/messages.hpp), i.e. what the server makes of a client's
 // payload (JOIN, BARRIER, PUT, GET) and what a client makes of the
-// server's (MEMBERS, ERROR, BARRIER_DONE/PUT_DONE, VALUE).
+// server's (CHALLENGE, ACCEPTED, MEMBERS, ERROR, BARRIER_DONE/PUT_DONE,
+// VALUE).
 //
 // Input: one byte selects the decoder, the rest is the payload.
 // Invariants: a decoder either returns a message or throws
@@ -25,7 +26,7 @@ std::string round_trip(wire::MessageType type, std::string_view payload) {
   switch (type) {
     case T::join: {
       auto m = wire::decode_join(payload);
-      FUZZ_CHECK(m.token.size() <= wire::max_token && m.blob.size() <= wire::max_blob);
+      FUZZ_CHECK(m.blob.size() <= wire::max_blob);
       return wire::encode(m);
     }
     case T::members: {
@@ -56,6 +57,8 @@ std::string round_trip(wire::MessageType type, std::string_view payload) {
       FUZZ_CHECK(m.key.size() <= wire::max_key);
       return wire::encode(m);
     }
+    case T::challenge: return wire::encode(wire::decode_challenge(payload));
+    case T::accepted: return wire::encode(wire::decode_accepted(payload));
     case T::value: {
       auto m = wire::decode_value(payload);
       FUZZ_CHECK(m.value.size() <= wire::max_value);
@@ -74,7 +77,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   rcoll::fuzz::Input input(data, size);
-  auto type = static_cast<wire::MessageType>(input.u8() % 9 + 1);  // join .. value
+  auto type = static_cast<wire::MessageType>(input.u8() % 11 + 1);  // join .. accepted
   std::string_view payload = input.rest();
   try {
     std::string frame = round_trip(type, payload);

@@ -2,17 +2,19 @@
 // at once. It drives what ServerLoop does per client, without its listening
 // socket and poll(): each client is a socketpair whose far end the fuzzer
 // writes; the near end is a real ServerSession (input buffering, framing,
-// I/O deadlines), and every complete frame goes to a real ServerJob (token
+// I/O deadlines), and every complete frame goes to a real ServerJob (proof
 // check, joins, barriers, the key-value store, wait deadlines). Time is a
 // fake clock the input advances, so deadlines fire without sleeping.
 //
 // Input: a world size (1-4), then operations until the bytes run out:
 //   write(client, n bytes) | advance the clock | client hangs up.
-// The job token is "fuzz-token", so a seed can hold valid JOINs.
+// The job token is "fuzz-token" and every session's challenge is all zero
+// (the real server draws a fresh one), so a seed can hold JOINs with a
+// right proof (make_corpus.cpp).
 // Invariants: nothing crashes or leaks; at most `size` ranks join; every
 // byte the server sends a client is a well-formed server-to-client frame
-// whose payload its decoder accepts; a session whose input was refused is
-// closed.
+// whose payload its decoder accepts, the first one a CHALLENGE; a session
+// whose input was refused is closed.
 #include <chrono>
 #include <memory>
 #include <string>
@@ -31,7 +33,7 @@ using rcoll::bootstrap::ServerSession;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::size_t max_clients = 6;
-constexpr auto io_timeout = std::chrono::milliseconds(2000);
+constexpr ServerSession::Timeouts timeouts{std::chrono::milliseconds(2000), std::chrono::milliseconds(500)};
 
 // Checks one answer frame the way a client would decode it.
 void check_answer(const wire::Frame& frame) {
@@ -42,6 +44,8 @@ void check_answer(const wire::Frame& frame) {
     case T::barrier_done:
     case T::put_done: (void)wire::decode_done(frame.payload); return;
     case T::value: (void)wire::decode_value(frame.payload); return;
+    case T::challenge: (void)wire::decode_challenge(frame.payload); return;
+    case T::accepted: (void)wire::decode_accepted(frame.payload); return;
     default: FUZZ_CHECK(!"the server sent a client-to-server message type");
   }
 }
@@ -50,6 +54,7 @@ struct Client {
   rcoll::fuzz::SocketPair sockets;
   std::unique_ptr<ServerSession> session;
   std::string answers;  // received, not yet decoded
+  bool challenged = false;  // the CHALLENGE, which must come first, was read
 };
 
 class Harness {
@@ -84,10 +89,7 @@ class Harness {
       ServerSession& session = *client.session;
       auto deadline = session.io_deadline();
       if (!deadline || now_ < *deadline) continue;
-      if (session.rank() < 0 && !session.closing() && !session.wants_write())
-        job_.refuse(session, wire::ErrorCode::wait_timeout, "no complete JOIN in time");
-      else
-        FUZZ_CHECK(session.check_io_deadline(now_));
+      FUZZ_CHECK(session.check_io_deadline(now_));
     }
   }
 
@@ -110,7 +112,10 @@ class Harness {
     if (!client.session && !client.sockets.far.valid()) {  // a new connection
       client.sockets = rcoll::fuzz::SocketPair::make();
       client.answers.clear();
-      client.session = std::make_unique<ServerSession>(std::move(client.sockets.near), now_, io_timeout);
+      client.challenged = false;
+      client.session = std::make_unique<ServerSession>(std::move(client.sockets.near), now_, timeouts,
+                                                       rcoll::auth::Nonce{});
+      client.session->send(wire::encode(wire::ChallengeMessage{client.session->challenge()}));
     }
     return client;
   }
@@ -146,6 +151,8 @@ class Harness {
       wire::Decoded decoded = wire::decode_frame(client.answers, wire::max_answer_payload);
       FUZZ_CHECK(decoded.status != wire::Decoded::Status::error);
       if (decoded.status == wire::Decoded::Status::need_more) break;
+      FUZZ_CHECK(client.challenged || decoded.frame.type == static_cast<std::uint16_t>(wire::MessageType::challenge));
+      client.challenged = true;
       check_answer(decoded.frame);
       client.answers.erase(0, decoded.consumed);
     }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "bootstrap/messages.hpp"
+#include "bootstrap/proofs.hpp"
 #include "transport/rdma/wire.hpp"
 #include "transport/tcp/wire.hpp"
 
@@ -37,8 +38,13 @@ std::string payload_of(const std::string& frame) { return frame.substr(wire::hea
 
 const std::string token = "fuzz-token";
 
+// A JOIN proving `job_token` against bootstrap_server_fuzz's fixed
+// challenge (all zero), so the server seeds get past authentication.
 std::string join(std::uint32_t rank, std::uint32_t size, const std::string& job_token = token) {
-  return wire::encode(wire::JoinMessage{job_token, size, rank, 5000, "1234"});
+  wire::JoinMessage message{{}, {}, size, rank, 5000, "1234"};
+  message.nonce[0] = static_cast<std::uint8_t>(rank);
+  message.proof = rcoll::bootstrap::proofs::client_proof(job_token, rcoll::auth::Nonce{}, message);
+  return wire::encode(message);
 }
 
 void bootstrap_seeds() {
@@ -49,17 +55,20 @@ void bootstrap_seeds() {
   std::string put = wire::encode(wire::PutMessage{8, "rdma/0/1", "value"});
   std::string get = wire::encode(wire::GetMessage{9, 1000, "rdma/1/0"});
   std::string value = wire::encode(wire::ValueMessage{9, "value"});
+  std::string challenge = wire::encode(wire::ChallengeMessage{});
+  std::string accepted = wire::encode(wire::AcceptedMessage{});
 
   seed("bootstrap_frame_fuzz", "requests", join(0, 2) + barrier + put + get);
-  seed("bootstrap_frame_fuzz", "answers", members + error + done + value);
+  seed("bootstrap_frame_fuzz", "answers", challenge + accepted + members + error + done + value);
   seed("bootstrap_frame_fuzz", "wrong_version", wire::encode_frame(wire::MessageType::join, "x", 99));
   seed("bootstrap_frame_fuzz", "truncated", join(1, 2).substr(0, 20));
 
-  const std::string frames[] = {join(0, 2), members, error, barrier, done, put, get, value};
-  const wire::MessageType types[] = {wire::MessageType::join,    wire::MessageType::members,
-                                     wire::MessageType::error,   wire::MessageType::barrier,
+  const std::string frames[] = {join(0, 2), members, error, barrier, done, put, get, value, challenge, accepted};
+  const wire::MessageType types[] = {wire::MessageType::join,      wire::MessageType::members,
+                                     wire::MessageType::error,     wire::MessageType::barrier,
                                      wire::MessageType::barrier_done, wire::MessageType::put,
-                                     wire::MessageType::get,     wire::MessageType::value};
+                                     wire::MessageType::get,       wire::MessageType::value,
+                                     wire::MessageType::challenge, wire::MessageType::accepted};
   for (std::size_t i = 0; i < std::size(frames); ++i)
     seed("bootstrap_messages_fuzz", std::string(wire::to_string(types[i])),
          u8(static_cast<unsigned>(types[i]) - 1) + payload_of(frames[i]));

@@ -3,8 +3,11 @@
 
 Same command line (--size N --listen HOST:PORT [--join-timeout S]) and the
 token in RCOLL_JOB_TOKEN. Appends JSON events to $FAKE_BOOTSTRAPD_LOG:
-"start" (argv, token, own cmdline, port) and one "join" per connection,
-whose first line must be the token. $FAKE_BOOTSTRAPD_MODE:
+"start" (argv, token, own cmdline, port) and one "join" per connection.
+Like the real service it never receives the token: it sends a line with a
+random hex nonce, and the rank's first line must be the hex HMAC-SHA-256 of
+that nonce keyed by the token (launcher_testlib.join_bootstrap); token_ok
+records whether it was. $FAKE_BOOTSTRAPD_MODE:
   serve    (default) announce, accept, answer each join line with "joined";
            exit 0 once N connections closed
   fail     announce, then after 0.3 s report that ranks never joined, exit 1
@@ -16,6 +19,8 @@ whose first line must be the token. $FAKE_BOOTSTRAPD_MODE:
 """
 
 import argparse
+import hashlib
+import hmac
 import json
 import os
 import socket
@@ -36,8 +41,11 @@ def serve(listener, size, token, exit_on_close=False):
 
     def handle(conn):
         with conn, conn.makefile("rb") as stream:
-            first = stream.readline().strip().decode(errors="replace")
-            log("join", token_ok=(first == token))
+            nonce = os.urandom(16).hex()
+            conn.sendall(nonce.encode() + b"\n")
+            proof = stream.readline().strip().decode(errors="replace")
+            expected = hmac.new(token.encode(), nonce.encode(), hashlib.sha256).hexdigest()
+            log("join", token_ok=hmac.compare_digest(proof, expected))
             try:
                 conn.sendall(b"joined\n")  # the rank may go on (join_bootstrap)
             except OSError:

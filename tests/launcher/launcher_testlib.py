@@ -19,7 +19,7 @@ TOOLS = REPO / "tools"
 
 # Every rank program starts with this: OUT is argv[1], record() writes JSON.
 RANK_PRELUDE = '''\
-import json, os, signal, socket, subprocess, sys, time
+import hashlib, hmac, json, os, signal, socket, subprocess, sys, time
 OUT = sys.argv[1]
 RANK = int(os.environ["RCOLL_RANK"])
 
@@ -30,13 +30,16 @@ def record(name, data):
     os.rename(tmp, os.path.join(OUT, name))
 
 def join_bootstrap():
-    """Joins the (fake) bootstrap service: sends the job token and waits for
-    its answer, so the service has recorded the join before this rank goes on
-    (and maybe ends the job by exiting)."""
+    """Joins the (fake) bootstrap service: answers its nonce with a proof of
+    the job token (never the token) and waits for its answer, so the service
+    has recorded the join before this rank goes on (and maybe ends the job by
+    exiting)."""
     host, _, port = os.environ["RCOLL_BOOTSTRAP"].rpartition(":")
-    with socket.create_connection((host, int(port)), timeout=5) as s:
-        s.sendall(os.environ["RCOLL_JOB_TOKEN"].encode() + b"\\n")
-        s.makefile("rb").readline()
+    with socket.create_connection((host, int(port)), timeout=5) as s, s.makefile("rb") as stream:
+        nonce = stream.readline().strip()
+        proof = hmac.new(os.environ["RCOLL_JOB_TOKEN"].encode(), nonce, hashlib.sha256).hexdigest()
+        s.sendall(proof.encode() + b"\\n")
+        stream.readline()
 
 def wait_for_files(names, timeout=10):
     end = time.time() + timeout
@@ -55,6 +58,19 @@ def process_alive(pid):
     except (FileNotFoundError, ProcessLookupError):
         return False
     return state != "Z"
+
+
+def keeper_of(launcher_pid):
+    """The PID of rcoll-run's keeper: the one child of the process started
+    as rcoll-run (its front; tools/rcoll_run/keeper.py)."""
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                if int(f.read().rpartition(")")[2].split()[1]) == launcher_pid:
+                    return int(name)
+        except (OSError, ValueError, IndexError):
+            continue
+    raise AssertionError(f"rcoll-run (PID {launcher_pid}) has no keeper process")
 
 
 def wait_until(condition, timeout=10.0):
@@ -127,12 +143,16 @@ class LauncherTestCase(unittest.TestCase):
                         f"orphans left: {[p for p in pids if process_alive(p)]}")
 
     def recorded_pids(self):
-        """Every "pid"/"child_pid" the rank programs recorded."""
-        return [r[key] for r in self.records("*.json").values() for key in ("pid", "child_pid")
-                if isinstance(r, dict) and key in r]
+        """Every "pid"/"child_pid"/"escaped_pid" the rank programs recorded."""
+        return [r[key] for r in self.records("*.json").values()
+                for key in ("pid", "child_pid", "escaped_pid") if isinstance(r, dict) and key in r]
 
     def _kill_recorded(self):
-        # Only after a failed test: never leave its processes behind.
-        for pid in self.recorded_pids():
+        # Only after a failed test: never leave its processes (or the fake
+        # service) behind.
+        for pid in self.recorded_pids() + [e["pid"] for e in self.daemon_events("start")]:
             if process_alive(pid):
-                os.kill(pid, signal.SIGKILL)
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass

@@ -6,7 +6,7 @@ import signal
 import time
 import unittest
 
-from launcher_testlib import LauncherTestCase, wait_until
+from launcher_testlib import LauncherTestCase, keeper_of, wait_until
 
 # Records the job variables, what argv the rank and its parent (the launcher)
 # have, then joins the (fake) bootstrap service with the token.
@@ -69,7 +69,8 @@ class EnvironmentTest(LauncherTestCase):
     def test_ranks_reach_the_daemon_with_its_token(self):
         ranks = self.run_env_job(2)
         [start] = self.daemon_events("start")
-        self.assertEqual(start["argv"], ["--size", "2", "--listen", "127.0.0.1:0"])
+        self.assertEqual(start["argv"], ["--size", "2", "--listen", "127.0.0.1:0",
+                                         "--join-timeout", "300"])  # the library's default
         self.assertEqual({r["env"]["RCOLL_BOOTSTRAP"] for r in ranks},
                          {f"127.0.0.1:{start['port']}"})
         self.assertEqual({r["env"]["RCOLL_JOB_TOKEN"] for r in ranks}, {start["token"]})
@@ -81,6 +82,21 @@ class EnvironmentTest(LauncherTestCase):
         self.run_env_job(1, "--timeout", "2.5")
         [start] = self.daemon_events("start")
         self.assertEqual(start["argv"][-2:], ["--join-timeout", "2.5"])
+
+    def test_exported_rcoll_timeout_is_the_daemons_join_timeout(self):
+        # The service waited 60 s whatever the ranks' timeout was.
+        self.env["RCOLL_TIMEOUT"] = "95"
+        ranks = self.run_env_job(1)
+        [start] = self.daemon_events("start")
+        self.assertEqual(start["argv"][-2:], ["--join-timeout", "95"])
+        self.assertEqual(ranks[0]["env"]["RCOLL_TIMEOUT"], "95")  # inherited
+
+    def test_bad_exported_rcoll_timeout_is_refused_before_anything_starts(self):
+        self.env["RCOLL_TIMEOUT"] = "1e8"
+        result = self.launch("-n", 1, "true")
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn(b"RCOLL_TIMEOUT (exported): '1e8' is above 10000000 s", result.stderr)
+        self.assertEqual(self.daemon_events("start"), [])
 
     def test_token_is_on_no_command_line(self):
         ranks = self.run_env_job(2)
@@ -292,11 +308,13 @@ class SignalTest(LauncherTestCase):
     def test_idle_launcher_sleeps_yet_forwards_a_signal_at_once(self):
         # Every wakeup of the watch loop is a voluntary context switch. A
         # fixed 50 ms tick made 20 a second and took CPU from the ranks.
+        # The keeper watches; the front only waits for it and forwards.
         launcher = self.start_sleeping_job(
             'signal.signal(signal.SIGTERM, lambda *_: (record(f"term-{RANK}.json", 1), sys.exit(0)))')
-        before = _voluntary_switches(launcher.pid)
+        watched = (launcher.pid, keeper_of(launcher.pid))
+        before = [_voluntary_switches(pid) for pid in watched]
         time.sleep(2.0)
-        woken = _voluntary_switches(launcher.pid) - before
+        woken = sum(map(_voluntary_switches, watched)) - sum(before)
         self.assertLess(woken, 10, f"the idle launcher woke {woken} times in 2 s")
         start = time.monotonic()
         launcher.send_signal(signal.SIGTERM)

@@ -5,15 +5,17 @@ import contextlib
 import io
 import os
 import shutil
+import signal
+import subprocess
 import sys
 import tempfile
 import unittest
 
-from launcher_testlib import HERE, TOOLS
+from launcher_testlib import HERE, TOOLS, process_alive, wait_until
 
 sys.path.insert(0, str(TOOLS))
 sys.dont_write_bytecode = True
-from rcoll_run import cli, daemon, output, placement, procs, spawn  # noqa: E402
+from rcoll_run import cli, daemon, output, placement, procs, spawn, tree  # noqa: E402
 
 
 class PlacementTest(unittest.TestCase):
@@ -71,6 +73,31 @@ class CliTest(unittest.TestCase):
         self.assertIn("invalid choice", self.parse_error("-n", "1", "--transport", "ib", "prog"))
         self.assertIn("slot count", self.parse_error("--hosts", "a:b", "prog"))
 
+    def test_timeouts_out_of_the_librarys_range_say_what_is_accepted(self):
+        # 1e8 used to pass here and fail in the service as "--join-timeout
+        # expects a non-negative number, got '100000000'".
+        self.assertIn("'1e8' is above 10000000 s (about 115 days), the longest timeout the library",
+                      self.parse_error("-n", "1", "--timeout", "1e8", "prog"))
+        self.assertIn("'0.0001' is below 0.001 s", self.parse_error("-n", "1", "--timeout", "0.0001", "prog"))
+        self.assertIn("'nan' is not a positive number of seconds such as 30 or 2.5",
+                      self.parse_error("-n", "1", "--timeout", "nan", "prog"))
+        self.assertEqual(cli.parse_args(["-n", "1", "--timeout", "1e7", "prog"]).timeout, 1e7)
+
+    def test_empty_hosts_is_refused_not_ignored(self):
+        # It used to run every rank here (with -n) or ask for -n (without).
+        for argv in (["--hosts", "", "prog"], ["-n", "2", "--hosts", " ", "prog"]):
+            with self.subTest(argv=argv):
+                self.assertIn("--hosts is empty; expected HOST[:SLOTS][,HOST[:SLOTS]...]",
+                              self.parse_error(*argv))
+
+    def test_join_window_is_the_ranks_timeout(self):
+        self.assertEqual(cli.join_window(7.0, {"RCOLL_TIMEOUT": "45"}), 7.0)
+        self.assertEqual(cli.join_window(None, {"RCOLL_TIMEOUT": "45"}), 45.0)
+        self.assertEqual(cli.join_window(None, {"RCOLL_TIMEOUT": ""}), 300.0)
+        self.assertEqual(cli.join_window(None, {}), 300.0)
+        with self.assertRaisesRegex(ValueError, r"RCOLL_TIMEOUT \(exported\): '5s' is not a positive number"):
+            cli.join_window(None, {"RCOLL_TIMEOUT": "5s"})
+
 
 class SpawnTest(unittest.TestCase):
     JOB = spawn.JobSettings(size=2, bootstrap="10.0.0.1:99", token="f00d" * 8,
@@ -108,6 +135,44 @@ class ProcsTest(unittest.TestCase):
         self.assertEqual(procs.describe_status(3), "exited with status 3")
         self.assertEqual(procs.describe_status(-9), "killed by signal SIGKILL")
         self.assertEqual((procs.exit_code_for(3), procs.exit_code_for(-15)), (3, 143))
+
+
+class TreeTest(unittest.TestCase):
+    def test_a_child_whose_parent_is_already_gone_ends_at_once(self):
+        # die_with_parent(P) in a child of another process: as if P had died
+        # before the parent-death signal was set, which then never comes.
+        child = subprocess.Popen(["sleep", "30"], preexec_fn=tree.die_with_parent(os.getpid() + 1))
+        self.addCleanup(child.kill)
+        self.assertEqual(child.wait(5), -signal.SIGKILL)
+
+    def test_a_child_ends_with_the_process_that_started_it(self):
+        parent = subprocess.Popen([sys.executable, "-c", f"""
+import subprocess, sys
+sys.path.insert(0, {str(TOOLS)!r})
+from rcoll_run import tree
+import os
+child = subprocess.Popen(["sleep", "30"], preexec_fn=tree.die_with_parent(os.getpid()))
+print(child.pid, flush=True)
+"""], stdout=subprocess.PIPE)
+        child_pid = int(parent.communicate(timeout=5)[0])
+        self.assertTrue(wait_until(lambda: not process_alive(child_pid), 3.0),
+                        f"sleep (PID {child_pid}) outlived its parent")
+
+    def test_kill_descendants_finds_grandchildren_that_left_with_setsid(self):
+        subreaper = subprocess.Popen([sys.executable, "-c", f"""
+import os, subprocess, sys, time
+sys.path.insert(0, {str(TOOLS)!r})
+from rcoll_run import tree
+tree.become_subreaper()
+middle = subprocess.Popen(["sh", "-c", "setsid sleep 30 & echo $!"], stdout=subprocess.PIPE)
+print(int(middle.stdout.readline()), flush=True)
+middle.wait()  # the sleep is an orphan now, re-parented to this process
+print(tree.kill_descendants(), flush=True)
+"""], stdout=subprocess.PIPE, text=True)
+        orphan, left = subreaper.communicate(timeout=10)[0].splitlines()
+        orphan = int(orphan)
+        self.assertEqual(left, "[]")
+        self.assertFalse(process_alive(orphan), f"setsid sleep (PID {orphan}) survived")
 
 
 class OutputPumpTest(unittest.TestCase):

@@ -22,10 +22,17 @@
 //                              enter one, and print "rank R caught: <error>"
 //                              (then stay 1 s and exit 4) or "rank R completed"
 //                              (exit 0)
+//   rcoll_test_job ring BYTES  after a barrier, every rank sends BYTES to the
+//                              next rank before it receives from the previous
+//                              one (a circular wait above the eager limit);
+//                              ignores SIGTERM, prints "rank R caught: <error>"
+//                              (then stays 1 s and exits 4) or "rank R
+//                              completed" (exit 0)
 #include <signal.h>
 #include <time.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -104,6 +111,23 @@ int run_fault(rcoll::Comm& comm, Fault fault, int victim, int delay_ms, bool bca
   }
 }
 
+// Runs `calls`: prints "rank R completed" and returns 0, or prints "rank R
+// caught: <error>", stays 1 s (so that the others can still read what this
+// rank published) and returns 4.
+template <typename Calls>
+int report_outcome(rcoll::Comm& comm, Calls&& calls) {
+  try {
+    calls();
+    std::printf("rank %d completed\n", comm.rank());
+    return 0;
+  } catch (const rcoll::Error& e) {
+    std::printf("rank %d caught: %s\n", comm.rank(), e.what());
+    std::fflush(stdout);
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    return 4;
+  }
+}
+
 int run_hang(rcoll::Comm& comm, int sleeper, int seconds) {
   comm.barrier();
   if (comm.rank() == sleeper) {
@@ -115,16 +139,18 @@ int run_hang(rcoll::Comm& comm, int sleeper, int seconds) {
   std::vector<float> data(4096, 1.0f);
   std::printf("rank %d entering allreduce\n", comm.rank());
   std::fflush(stdout);
-  try {
-    comm.allreduce(std::span<float>(data), rcoll::ReduceOp::sum);
-    std::printf("rank %d completed\n", comm.rank());
-    return 0;
-  } catch (const rcoll::Error& e) {
-    std::printf("rank %d caught: %s\n", comm.rank(), e.what());
-    std::fflush(stdout);
-    std::this_thread::sleep_for(std::chrono::seconds(1));
-    return 4;
-  }
+  return report_outcome(comm, [&] { comm.allreduce(std::span<float>(data), rcoll::ReduceOp::sum); });
+}
+
+int run_ring(rcoll::Comm& comm, std::size_t bytes) {
+  comm.barrier();
+  ::signal(SIGTERM, SIG_IGN);
+  const int next = (comm.rank() + 1) % comm.size(), prev = (comm.rank() + comm.size() - 1) % comm.size();
+  std::vector<std::uint8_t> out(bytes, 1), in(bytes);
+  return report_outcome(comm, [&] {
+    comm.send(std::span<const std::uint8_t>(out), next, 3);
+    comm.recv(std::span<std::uint8_t>(in), prev, 3);
+  });
 }
 
 }  // namespace
@@ -133,7 +159,7 @@ int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr,
                  "usage: rcoll_test_job ok | exit RANK | kill RANK [DELAY_MS [allreduce|bcast]] | abort RANK |"
-                 " hang RANK SECONDS\n");
+                 " hang RANK SECONDS | ring BYTES\n");
     return 2;
   }
   try {
@@ -147,6 +173,8 @@ int main(int argc, char** argv) {
       return run_fault(comm, Fault::abort, std::atoi(argv[2]), 0, false);
     if (std::strcmp(argv[1], "hang") == 0 && argc == 4)
       return run_hang(comm, std::atoi(argv[2]), std::atoi(argv[3]));
+    if (std::strcmp(argv[1], "ring") == 0 && argc == 3)
+      return run_ring(comm, static_cast<std::size_t>(std::atoll(argv[2])));
     std::fprintf(stderr, "unknown mode %s\n", argv[1]);
     return 2;
   } catch (const rcoll::Error& e) {

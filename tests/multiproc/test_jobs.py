@@ -92,6 +92,19 @@ class Faults(unittest.TestCase):
             self.assertRegex(result.stdout, rf"\[{rank}\] rank {rank} caught: .*rank 3 has not joined",
                              result.stdout + result.stderr)
 
+    def test_a_circular_wait_of_large_sends_is_named_by_every_rank(self):
+        # 3 ranks each send 1 MiB (above the TCP eager limit) to the next
+        # before receiving: every send waits for a receive never posted.
+        result = self.run_marked(3, "ring", str(1 << 20), timeout_s="2")
+        self.assertNotEqual(result.returncode, 0)
+        for rank in range(3):
+            nxt = (rank + 1) % 3
+            circle = " -> ".join(str((rank + i) % 3) for i in range(4))
+            self.assertRegex(result.stdout, rf"\[{rank}\] rank {rank} caught: rank {rank}: send to rank {nxt} tag 3: "
+                                            rf"timed out .*rank {nxt} has not posted a matching receive \(tag 3\)",
+                             result.stdout + result.stderr)
+            self.assertIn(f"ranks {circle} are each blocked in a send to the next: a circular wait", result.stdout)
+
     def test_sigusr1_makes_every_rank_report_its_state(self):
         marker = f"RCOLL_TEST_MARKER_{uuid.uuid4().hex}"
         cmd = [RUN, "-n", "3", "--transport", "tcp", "--timeout", "60", "--kill-grace", "1", "--",
@@ -133,6 +146,19 @@ class Jobs(unittest.TestCase):
         listening = re.findall(r"tcp transport listening on (\S+):\d+", result.stdout + result.stderr)
         self.assertEqual(len(listening), 3, result.stdout + result.stderr)
         self.assertEqual(set(listening), {"127.0.0.1"})
+
+    def test_rcoll_log_takes_any_case_and_warns_once_about_an_unknown_level(self):
+        result = launch(2, JOB, "ok", extra=("--transport", "tcp"), env=job_env(RCOLL_LOG="INFO"))
+        self.assert_ok(result)
+        for rank in range(2):
+            self.assertIn(f"[{rank}] [rcoll r{rank}] [info] joined: rank {rank} of 2", result.stderr)
+        result = launch(2, JOB, "ok", extra=("--transport", "tcp"), env=job_env(RCOLL_LOG="loud"))
+        self.assert_ok(result)
+        warning = ("[warning] RCOLL_LOG='loud' is not a log level (expected off, error, warn, info, debug or "
+                   "trace, in any case); logging at warn")
+        for rank in range(2):
+            lines = [line for line in result.stderr.splitlines() if line.startswith(f"[{rank}] ") and warning in line]
+            self.assertEqual(len(lines), 1, result.stderr)
 
     def test_rank_exiting_with_error_stops_the_job(self):
         result = launch(4, JOB, "exit", "2", extra=("--timeout", "60"))

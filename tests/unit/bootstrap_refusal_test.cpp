@@ -1,7 +1,9 @@
-// Every way the TCP bootstrap server refuses a client: the client sees the
-// precise reason, the server logs it with the client's address, and the
-// good ranks still form their job afterwards. Hostile bytes go over a plain
-// socket (RawClient).
+// Every way the TCP bootstrap server refuses a client: a client that proved
+// the job token sees the precise reason and the server logs it with the
+// client's address; one that did not gets at most a reason that tells
+// nothing about the job (or is closed silently) and is only counted in the
+// server's rate-limited summary; the good ranks still form their job
+// afterwards. Hostile bytes go over a plain socket (RawClient).
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 
@@ -15,6 +17,7 @@
 #include "common/socket_util.hpp"
 #include "rcoll/errors.hpp"
 #include "support/captured_log.hpp"
+#include "support/raw_bootstrap_client.hpp"
 #include "support/run_ranks.hpp"
 
 namespace rcoll::bootstrap {
@@ -26,55 +29,7 @@ using wire::ErrorCode;
 Deadline soon() { return Deadline::after(10s); }
 const std::string token = "secret-token";
 
-// A plain TCP client that sends whatever bytes a test wants.
-class RawClient {
- public:
-  explicit RawClient(const std::string& address) {
-    auto where = net::parse_host_port(address);
-    int error = 0;
-    fd_ = net::connect_nonblocking(net::resolve_ipv4(where.host, where.port), error);
-    EXPECT_TRUE(fd_.valid()) << net::errno_text(error);
-    EXPECT_NE(net::wait_fd(fd_.get(), POLLOUT, soon()), 0);
-  }
-  void send(const std::string& bytes) {
-    ASSERT_EQ(::send(fd_.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL), static_cast<ssize_t>(bytes.size()));
-  }
-  // The next frame from the server, or nullopt if it closed the connection.
-  std::optional<wire::Frame> read_frame(Deadline deadline = soon()) {
-    for (;;) {
-      auto decoded = wire::decode_frame(in_, wire::max_answer_payload);
-      if (decoded.status == wire::Decoded::Status::complete) {
-        in_.erase(0, decoded.consumed);
-        return decoded.frame;
-      }
-      if (net::wait_fd(fd_.get(), POLLIN, deadline) == 0) return std::nullopt;
-      char buffer[4096];
-      ssize_t n = ::recv(fd_.get(), buffer, sizeof(buffer), 0);
-      if (n <= 0) return std::nullopt;
-      in_.append(buffer, static_cast<std::size_t>(n));
-    }
-  }
-  // The ERROR the server answered with; fails the test for anything else.
-  wire::ErrorMessage read_error() {
-    auto frame = read_frame();
-    if (!frame || frame->type != static_cast<std::uint16_t>(wire::MessageType::error)) {
-      ADD_FAILURE() << "expected an ERROR frame";
-      return {};
-    }
-    return wire::decode_error(frame->payload);
-  }
-  // True once the server closed the connection (frames before that are skipped).
-  bool closed_by_server() {
-    auto deadline = Deadline::after(3s);
-    while (read_frame(deadline)) {
-    }
-    return !deadline.expired();
-  }
-
- private:
-  UniqueFd fd_;
-  std::string in_;
-};
+using RawClient = test::RawBootstrapClient;
 
 class BootstrapRefusal : public ::testing::Test {
  protected:
@@ -87,6 +42,7 @@ class BootstrapRefusal : public ::testing::Test {
     config.size = size;
     config.job_token = token;
     config.io_timeout = 500ms;
+    config.hello_timeout = 500ms;
     return config;
   }
   JoinRequest request(int rank) const {
@@ -94,7 +50,9 @@ class BootstrapRefusal : public ::testing::Test {
     join.blob += std::to_string(rank);
     return join;
   }
-  std::string join_frame(wire::JoinMessage join) const { return wire::encode(join); }
+  static wire::JoinMessage join_message(std::uint32_t join_size, std::uint32_t rank) {
+    return wire::JoinMessage{{}, {}, join_size, rank, 1000, ""};
+  }
 
   // After any refusal the good ranks must still form their job.
   void expect_job_forms() {
@@ -104,14 +62,32 @@ class BootstrapRefusal : public ::testing::Test {
       boot->barrier(soon());
     });
   }
-  // The reason (code and text) a raw client gets for `bytes`.
-  void expect_raw_refusal(const std::string& bytes, ErrorCode code, const std::string& text) {
-    RawClient client(server_.address());
+  // The reason (code and text) a raw client gets for `bytes`. A JOIN with a
+  // right proof is ACCEPTED before it is refused.
+  void expect_raw_refusal(RawClient& client, const std::string& bytes, ErrorCode code, const std::string& text,
+                          bool proven = false) {
     client.send(bytes);
+    if (proven) client.expect_frame(wire::MessageType::accepted);
     auto error = client.read_error();
     EXPECT_EQ(error.code, code) << error.text;
     EXPECT_NE(error.text.find(text), std::string::npos) << error.text;
     EXPECT_TRUE(client.closed_by_server());
+  }
+  void expect_raw_refusal(const std::string& bytes, ErrorCode code, const std::string& text) {
+    RawClient client(server_.address());
+    expect_raw_refusal(client, bytes, code, text);
+  }
+  // What ends without an answer: the connection is closed, nothing said.
+  void expect_silent_close(const std::string& bytes) {
+    RawClient client(server_.address());
+    client.send(bytes);
+    EXPECT_TRUE(client.closed_silently());
+  }
+  // The server's summary of unauthenticated connections, once it has ended.
+  void wait_until_served() {
+    auto deadline = Deadline::after(10s);
+    while (server_.outcome() == BootstrapServer::Outcome::serving && !deadline.expired())
+      std::this_thread::sleep_for(5ms);
   }
   void expect_join_refused(const JoinRequest& bad, const std::string& reason) {
     try {
@@ -125,17 +101,43 @@ class BootstrapRefusal : public ::testing::Test {
   BootstrapServer server_;
 };
 
-TEST_F(BootstrapRefusal, WrongTokenIsRefusedAndLoggedWithTheClientAddress) {
+TEST_F(BootstrapRefusal, WrongTokenIsRefusedWithoutJobDetailsAndCountedNotLogged) {
   std::string logged;
   {
     test::CapturedLog log(spdlog::level::warn);
     auto bad = request(0);
     bad.job_token = "guess";
-    expect_join_refused(bad, "wrong job token");
+    expect_join_refused(bad, "wrong job token (RCOLL_JOB_TOKEN differs from the service's)");
+    expect_job_forms();
+    wait_until_served();
     logged = log.text();
   }
-  EXPECT_NE(logged.find("refusing 127.0.0.1:"), std::string::npos) << logged;
+  // No line of its own; the summary counts it (and names no token).
+  EXPECT_EQ(logged.find("refusing"), std::string::npos) << logged;
+  EXPECT_NE(logged.find("closed 1 unauthenticated connection (1 from 127.0.0.1; 1 failed the token proof)"),
+            std::string::npos)
+      << logged;
   EXPECT_EQ(logged.find("guess"), std::string::npos) << "the log must not show tokens";
+}
+
+TEST_F(BootstrapRefusal, AWrongProofHearsNeitherRankNorWorldSize) {
+  RawClient client(server_.address());
+  auto join = join_message(size, 1);
+  join.proof = bootstrap::proofs::client_proof("guess", client.challenge(), join);
+  client.send(wire::encode(join));
+  auto error = client.read_error();
+  EXPECT_EQ(error.code, ErrorCode::wrong_token);
+  EXPECT_EQ(error.text, "authentication failed");
+  EXPECT_TRUE(error.ranks.empty());
+  EXPECT_TRUE(client.closed_by_server());
+  expect_job_forms();
+}
+
+TEST_F(BootstrapRefusal, AJoinReplayedOnAnotherConnectionFailsItsProof) {
+  RawClient first(server_.address());
+  std::string recorded = first.proven_join(join_message(size, 0), token);
+  RawClient second(server_.address());  // another challenge
+  expect_raw_refusal(second, recorded, ErrorCode::wrong_token, "authentication failed");
   expect_job_forms();
 }
 
@@ -147,7 +149,9 @@ TEST_F(BootstrapRefusal, WorldSizeMismatch) {
 }
 
 TEST_F(BootstrapRefusal, RankOutOfRange) {
-  expect_raw_refusal(join_frame({token, size, 5, 1000, ""}), ErrorCode::rank_out_of_range, "rank 5 is out of range");
+  RawClient client(server_.address());
+  expect_raw_refusal(client, client.proven_join(join_message(size, 5), token), ErrorCode::rank_out_of_range,
+                     "rank 5 is out of range", true);
   // The client library refuses such a request before sending anything.
   auto bad = request(0);
   bad.rank = 7;
@@ -166,7 +170,7 @@ TEST_F(BootstrapRefusal, DuplicateRank) {
 }
 
 TEST_F(BootstrapRefusal, VersionMismatch) {
-  auto frame = join_frame({token, size, 0, 1000, ""});
+  auto frame = wire::encode(join_message(size, 0));
   frame[4] = static_cast<char>(protocol_version + 1);  // version field, low byte
   expect_raw_refusal(frame, ErrorCode::version_mismatch, "version " + std::to_string(protocol_version + 1));
   expect_job_forms();
@@ -182,8 +186,8 @@ TEST_F(BootstrapRefusal, OversizedFrame) {
   expect_job_forms();
 }
 
-TEST_F(BootstrapRefusal, MalformedJoin) {
-  expect_raw_refusal(wire::encode_frame(wire::MessageType::join, "abc"), ErrorCode::malformed, "truncated");
+TEST_F(BootstrapRefusal, MalformedJoinIsClosedSilently) {
+  expect_silent_close(wire::encode_frame(wire::MessageType::join, "abc"));
   expect_job_forms();
 }
 
@@ -192,21 +196,18 @@ TEST_F(BootstrapRefusal, BadMagic) {
   expect_job_forms();
 }
 
-TEST_F(BootstrapRefusal, RequestBeforeJoin) {
-  expect_raw_refusal(wire::encode(wire::BarrierMessage{1, 0, 100}), ErrorCode::unexpected_message, "expected JOIN");
+TEST_F(BootstrapRefusal, RequestBeforeJoinIsClosedSilently) {
+  expect_silent_close(wire::encode(wire::BarrierMessage{1, 0, 100}));
   expect_job_forms();
 }
 
-TEST_F(BootstrapRefusal, ClientThatNeverCompletesAFrameIsDropped) {
+TEST_F(BootstrapRefusal, ClientThatNeverCompletesAJoinIsClosedSilently) {
   RawClient silent(server_.address());
   RawClient partial(server_.address());
-  partial.send(join_frame({token, size, 0, 1000, ""}).substr(0, 15));
-  // Both are answered once the io_timeout (500 ms) passes, while the job is still forming.
-  auto error = silent.read_error();
-  EXPECT_EQ(error.code, ErrorCode::wait_timeout) << error.text;
-  EXPECT_NE(error.text.find("no complete JOIN"), std::string::npos) << error.text;
-  EXPECT_TRUE(partial.closed_by_server());
-  EXPECT_TRUE(silent.closed_by_server());
+  partial.send(partial.proven_join(join_message(size, 0), token).substr(0, 15));
+  // Both are closed once the hello_timeout (500 ms) passes, while the job is still forming.
+  EXPECT_TRUE(silent.closed_silently());
+  EXPECT_TRUE(partial.closed_silently());
   expect_job_forms();
 }
 
@@ -229,7 +230,7 @@ TEST(BootstrapFailure, JoinedRankLostBeforeTheJobFormedIsNamed) {
   while (server.joined_ranks() < 1 && !deadline.expired()) std::this_thread::sleep_for(5ms);
   {
     RawClient quitter(server.address());
-    quitter.send(wire::encode(wire::JoinMessage{token, 3, 1, 10000, ""}));
+    quitter.send(quitter.proven_join(wire::JoinMessage{{}, {}, 3, 1, 10000, ""}, token));
     while (server.joined_ranks() < 2 && !deadline.expired()) std::this_thread::sleep_for(5ms);
   }  // rank 1 disconnects
   rank0.join();

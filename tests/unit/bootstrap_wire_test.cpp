@@ -56,13 +56,24 @@ TEST(BootstrapWire, OversizedLengthIsRefusedFromTheHeaderAlone) {
 }
 
 TEST(BootstrapWire, MessagesRoundTrip) {
-  JoinMessage join{"token", 4, 3, 1500, std::string("blob\0with\0nuls", 14)};
+  JoinMessage join{{}, {}, 4, 3, 1500, std::string("blob\0with\0nuls", 14)};
+  join.nonce[0] = 7;
+  join.proof[31] = 9;
   auto join_back = decode_join(payload_of(encode(join)));
-  EXPECT_EQ(join_back.token, "token");
+  EXPECT_EQ(join_back.nonce, join.nonce);
+  EXPECT_EQ(join_back.proof, join.proof);
+  EXPECT_EQ(wire::join_fields(join_back), wire::join_fields(join));
   EXPECT_EQ(join_back.size, 4u);
   EXPECT_EQ(join_back.rank, 3u);
   EXPECT_EQ(join_back.timeout_ms, 1500u);
   EXPECT_EQ(join_back.blob, join.blob);
+
+  ChallengeMessage challenge;
+  challenge.nonce[15] = 3;
+  EXPECT_EQ(decode_challenge(payload_of(encode(challenge))).nonce, challenge.nonce);
+  AcceptedMessage accepted;
+  accepted.proof[0] = 5;
+  EXPECT_EQ(decode_accepted(payload_of(encode(accepted))).proof, accepted.proof);
 
   MembersMessage members{{{"10.0.0.1", "a"}, {"10.0.0.2", ""}}};
   auto members_back = decode_members(payload_of(encode(members)));
@@ -101,7 +112,7 @@ void expect_malformed(void (*decode)(std::string_view), std::string_view payload
 }
 
 TEST(BootstrapWire, TruncatedAndTrailingBytesAreMalformed) {
-  std::string join = payload_of(encode(JoinMessage{"token", 2, 1, 10, "blob"}));
+  std::string join = payload_of(encode(JoinMessage{{}, {}, 2, 1, 10, "blob"}));
   auto decode = [](std::string_view bytes) { decode_join(bytes); };
   for (std::size_t length = 0; length < join.size(); ++length) expect_malformed(decode, join.substr(0, length));
   expect_malformed(decode, join + "x");
@@ -109,7 +120,7 @@ TEST(BootstrapWire, TruncatedAndTrailingBytesAreMalformed) {
 
 TEST(BootstrapWire, FieldLimitsAreEnforced) {
   expect_malformed([](std::string_view bytes) { decode_join(bytes); },
-                   payload_of(encode(JoinMessage{std::string(max_token + 1, 't'), 2, 1, 10, ""})));
+                   payload_of(encode(JoinMessage{{}, {}, 2, 1, 10, std::string(max_blob + 1, 'b')})));
   expect_malformed([](std::string_view bytes) { decode_put(bytes); },
                    payload_of(encode(PutMessage{1, std::string(max_key + 1, 'k'), "v"})));
   // A member count the bytes cannot hold is refused before anything is reserved.
@@ -127,13 +138,14 @@ TEST(BootstrapWire, RandomBytesNeverBreakTheDecoders) {
       [](std::string_view b) { decode_join(b); },    [](std::string_view b) { decode_members(b); },
       [](std::string_view b) { decode_error(b); },   [](std::string_view b) { decode_barrier(b); },
       [](std::string_view b) { decode_put(b); },     [](std::string_view b) { decode_get(b); },
-      [](std::string_view b) { decode_value(b); },   [](std::string_view b) { decode_done(b); }};
+      [](std::string_view b) { decode_value(b); },   [](std::string_view b) { decode_done(b); },
+      [](std::string_view b) { decode_challenge(b); }, [](std::string_view b) { decode_accepted(b); }};
   int complete = 0;
   for (int i = 0; i < 20000; ++i) {
     std::string bytes(static_cast<std::size_t>(length(random)), '\0');
     for (auto& c : bytes) c = static_cast<char>(byte(random));
     // Half the inputs get a valid header so the payload decoders run deeper.
-    if (i % 2 == 0) bytes = encode_frame(static_cast<MessageType>(1 + i % 9), bytes);
+    if (i % 2 == 0) bytes = encode_frame(static_cast<MessageType>(1 + i % 11), bytes);
     Decoded decoded = decode_frame(bytes, 1024);
     if (decoded.status != Decoded::Status::complete) continue;
     ++complete;

@@ -127,16 +127,23 @@ TEST(EnvOptions, MalformedValuesNameTheVariable) {
       ADD_FAILURE() << "no error for " << needle;
     } catch (const InvalidArgument& e) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).rfind("rank ", 0), 0u) << "no rank in front: " << e.what();
     }
   };
-  expect_invalid({{"RCOLL_RANK", "x"}, {"RCOLL_SIZE", "2"}}, "RCOLL_RANK");
-  expect_invalid({{"RCOLL_RANK", "1"}}, "RCOLL_SIZE");
-  expect_invalid({{"RCOLL_TIMEOUT", "-1"}}, "RCOLL_TIMEOUT");
+  expect_invalid({{"RCOLL_RANK", "x"}, {"RCOLL_SIZE", "2"}}, "rank unknown: RCOLL_RANK='x'");
+  expect_invalid({{"RCOLL_RANK", "1"}}, "rank unknown: set both RCOLL_RANK and RCOLL_SIZE");
+  expect_invalid({{"RCOLL_RANK", "1"}, {"RCOLL_SIZE", "two"}}, "rank 1: RCOLL_SIZE='two'");
+  expect_invalid({{"RCOLL_RANK", "2"}, {"RCOLL_SIZE", "4"}, {"RCOLL_TIMEOUT", "-1"}}, "rank 2: RCOLL_TIMEOUT='-1'");
+  expect_invalid({{"RANK", "3"}, {"WORLD_SIZE", "4"}, {"RCOLL_TRANSPORT", "x"}}, "rank 3: unknown transport 'x'");
+  expect_invalid({{"RCOLL_TIMEOUT", "-1"}}, "rank 0: RCOLL_TIMEOUT");
   expect_invalid({{"RCOLL_TIMEOUT", "soon"}}, "RCOLL_TIMEOUT");
   expect_invalid({{"RCOLL_TRANSPORT", "carrier-pigeon"}}, "carrier-pigeon");
   expect_invalid({{"RCOLL_ALLREDUCE_ALGO", "magic"}}, "magic");
   expect_invalid({{"RCOLL_BCAST_ALGO", "magic"}}, "magic");
   expect_invalid({{"RCOLL_SEGMENT_BYTES", "0"}}, "RCOLL_SEGMENT_BYTES");
+  // Below a page a segment's overhead outweighs its payload (options.hpp, min_segment_bytes).
+  expect_invalid({{"RCOLL_SEGMENT_BYTES", "1"}}, "RCOLL_SEGMENT_BYTES='1': expected a byte count of at least 4096");
+  expect_invalid({{"RCOLL_SEGMENT_BYTES", "4095"}}, "RCOLL_SEGMENT_BYTES");
   expect_invalid({{"RCOLL_SEGMENT_BYTES", "1.5M"}}, "RCOLL_SEGMENT_BYTES");
   expect_invalid({{"RCOLL_SEGMENT_BYTES", "-4K"}}, "RCOLL_SEGMENT_BYTES");
   expect_invalid({{"MASTER_ADDR", "h"}}, "MASTER_PORT");
@@ -162,7 +169,7 @@ TEST(EnvOptions, CheckIsOffUnlessRcollCheckIsOne) {
 
 TEST(EnvProcess, LogStatusAndTcpSendBuffer) {
   test::ScopedEnv log("RCOLL_LOG", "debug"), status("RCOLL_STATUS_SIGNAL", "1"), sndbuf("RCOLL_TCP_SNDBUF", "2M");
-  const ProcessSettings s = process_settings_from_env();
+  const ProcessSettings s = process_settings_from_env(0);
   EXPECT_EQ(s.log_level, "debug");
   EXPECT_TRUE(s.status_signal);
   EXPECT_EQ(s.tcp_send_buffer, std::size_t{2} << 20);
@@ -170,19 +177,26 @@ TEST(EnvProcess, LogStatusAndTcpSendBuffer) {
 
 TEST(EnvProcess, UnsetMeansDefaults) {
   test::ScopedEnv log("RCOLL_LOG", nullptr), status("RCOLL_STATUS_SIGNAL", nullptr), sndbuf("RCOLL_TCP_SNDBUF", nullptr);
-  const ProcessSettings s = process_settings_from_env();
+  const ProcessSettings s = process_settings_from_env(0);
   EXPECT_FALSE(s.log_level.has_value());
   EXPECT_FALSE(s.status_signal);
   EXPECT_FALSE(s.tcp_send_buffer.has_value());
 }
 
-TEST(EnvProcess, AMalformedSendBufferNamesTheVariable) {
+TEST(EnvProcess, AMalformedValueNamesTheRankAndTheVariable) {
   test::ScopedEnv sndbuf("RCOLL_TCP_SNDBUF", "lots");
   try {
-    process_settings_from_env();
+    process_settings_from_env(5);
     ADD_FAILURE() << "RCOLL_TCP_SNDBUF=lots was accepted";
   } catch (const InvalidArgument& e) {
-    EXPECT_NE(std::string(e.what()).find("RCOLL_TCP_SNDBUF='lots'"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind("rank 5: RCOLL_TCP_SNDBUF='lots'", 0), 0u) << e.what();
+  }
+  test::ScopedEnv unset("RCOLL_TCP_SNDBUF", nullptr), cm("RCOLL_IB_CM", "tcp");
+  try {
+    process_settings_from_env(2);
+    ADD_FAILURE() << "RCOLL_IB_CM=tcp was accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("rank 2: RCOLL_IB_CM='tcp'", 0), 0u) << e.what();
   }
 }
 

@@ -19,6 +19,7 @@
 #include "rcoll/errors.hpp"
 #include "support/run_ranks.hpp"
 #include "support/transport_fixture.hpp"
+#include "transport/truncation.hpp"
 #include "transport/wait.hpp"
 
 namespace rcoll::transport {
@@ -217,12 +218,14 @@ TEST_P(TransportContract, TruncationFailsTheReceiveOnly) {
     try {
       recv(t, 0, 1, 50);
       ADD_FAILURE() << "eager truncation not reported";
-    } catch (const IoError& e) {
+    } catch (const TruncationError& e) {  // an IoError the communicator can tell from a failed peer
       EXPECT_EQ(e.peer(), 0);
+      EXPECT_EQ(e.length(), 100u);
+      EXPECT_EQ(e.capacity(), 50u);
       EXPECT_NE(std::string(e.what()).find("exceeds"), std::string::npos) << e.what();
     }
     EXPECT_EQ(recv(t, 0, 1, 100), m2);
-    EXPECT_THROW(recv(t, 0, 2, 1000), IoError);
+    EXPECT_THROW(recv(t, 0, 2, 1000), TruncationError);
     EXPECT_EQ(recv(t, 0, 2, 100), m4);
   });
 }

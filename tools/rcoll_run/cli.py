@@ -3,12 +3,22 @@
 import argparse
 import math
 import os
+import re
 
 from . import placement
 
 # The library applies them (src/topology/); see the usage text of rcoll-run.
 BIND_POLICIES = ("none", "core", "numa", "nic", "auto")
 TRANSPORTS = ("auto", "tcp", "rdma")
+
+
+# RCOLL_TIMEOUT as the library reads it (src/comm/environment.cpp): seconds,
+# more than 0 and at most 1e7, counted in whole milliseconds. Its default:
+# Options::timeout (include/rcoll/options.hpp).
+LIBRARY_TIMEOUT_DEFAULT_S = 300.0
+LIBRARY_TIMEOUT_MIN_S = 0.001
+LIBRARY_TIMEOUT_MAX_S = 1e7
+_DECIMAL = re.compile(r"^[+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?$")
 
 
 def _positive_seconds(text):
@@ -19,6 +29,45 @@ def _positive_seconds(text):
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text!r}")
     return value
+
+
+def library_seconds(text):
+    """`text` as a timeout the library accepts, in seconds; raises
+    ValueError saying what is accepted and why `text` is not."""
+    if not _DECIMAL.match(text):
+        raise ValueError(f"{text!r} is not a positive number of seconds such as 30 or 2.5")
+    value = float(text)
+    if value < LIBRARY_TIMEOUT_MIN_S:
+        raise ValueError(f"{text!r} is below {LIBRARY_TIMEOUT_MIN_S:g} s: the library counts "
+                         "timeouts in whole milliseconds")
+    if value > LIBRARY_TIMEOUT_MAX_S:
+        raise ValueError(f"{text!r} is above {LIBRARY_TIMEOUT_MAX_S:.0f} s (about 115 days), "
+                         "the longest timeout the library and the bootstrap service accept")
+    return value
+
+
+def _library_timeout(text):
+    try:
+        return library_seconds(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def join_window(timeout, environ):
+    """The bootstrap service's join window in seconds: the ranks' own call
+    timeout, so that a rank that may take that long to start is waited for:
+    --timeout, else an exported RCOLL_TIMEOUT, else the library's default.
+    Raises ValueError for an RCOLL_TIMEOUT the ranks would refuse too."""
+    if timeout is not None:
+        return timeout
+    exported = environ.get("RCOLL_TIMEOUT")
+    if exported:
+        try:
+            return library_seconds(exported)
+        except ValueError as error:
+            raise ValueError(f"RCOLL_TIMEOUT (exported): {error}; the ranks would refuse it "
+                             "too") from None
+    return LIBRARY_TIMEOUT_DEFAULT_S
 
 
 def _build_parser():
@@ -35,9 +84,10 @@ def _build_parser():
                    help="number of ranks (default with --hosts: all slots)")
     p.add_argument("--transport", choices=TRANSPORTS,
                    help="sets RCOLL_TRANSPORT (default: inherited, else auto)")
-    p.add_argument("--timeout", type=_positive_seconds, metavar="S",
-                   help="per-operation timeout of the library (RCOLL_TIMEOUT) "
-                        "and the bootstrap service's join timeout")
+    p.add_argument("--timeout", type=_library_timeout, metavar="S",
+                   help="per-operation timeout of the library (RCOLL_TIMEOUT, 0.001 to "
+                        "10000000) and the bootstrap service's join window (default: an "
+                        "exported RCOLL_TIMEOUT, else the library's 300 s)")
     p.add_argument("--job-timeout", type=_positive_seconds, metavar="S",
                    help="wall-clock limit of the whole job; on expiry exit 124")
     p.add_argument("--kill-grace", type=_positive_seconds, default=3.0, metavar="S",
@@ -70,8 +120,9 @@ def _build_parser():
 def parse_args(argv):
     """Returns the options; exits with status 2 and a message on bad ones.
 
-    Adds `slots` (list of placement.Slot, or None without --hosts); `bind`
-    is --bind, else $RCOLL_BIND, else "auto".
+    Adds `slots` (list of placement.Slot, or None without --hosts) and
+    `join_window` (join_window()); `bind` is --bind, else $RCOLL_BIND, else
+    "auto".
     """
     parser = _build_parser()
     args = parser.parse_args(argv)
@@ -87,8 +138,9 @@ def parse_args(argv):
         parser.error(f"{source} {args.bind!r} is not a binding policy; "
                      f"choose one of {', '.join(BIND_POLICIES)}")
     try:
-        args.slots = placement.parse_hosts(args.hosts) if args.hosts else None
-    except placement.PlacementError as error:
+        args.slots = placement.parse_hosts(args.hosts) if args.hosts is not None else None
+        args.join_window = join_window(args.timeout, os.environ)
+    except (placement.PlacementError, ValueError) as error:
         parser.error(str(error))
     if args.size is None:
         if args.slots is None:

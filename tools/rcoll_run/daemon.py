@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 
-from . import procs
+from . import procs, tree
 
 DAEMON_NAME = "rcoll-bootstrapd"
 START_TIMEOUT_S = 10.0
@@ -92,7 +92,8 @@ class BootstrapDaemon:
         env = dict(os.environ, RCOLL_JOB_TOKEN=token)
         self.proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     start_new_session=True)
+                                     start_new_session=True,
+                                     preexec_fn=tree.die_with_parent(os.getpid()))
         try:
             line, self._stdout_rest, self._stderr_so_far = _read_announcement(
                 self.proc, start_timeout_s, check)

@@ -19,7 +19,8 @@ import subprocess
 import sys
 import time
 
-from . import procs
+from . import keeper, procs, tree
+from .signal_catcher import STATUS_SIGNAL
 
 # The watch loop sleeps until something happens: output, a rank's or the
 # service's exit (pidfds), a signal (the wakeup pipe) or a deadline. It still
@@ -35,61 +36,9 @@ DAEMON_GRACE_S = 1.0
 # reaped; how long to wait for that rank before blaming the service.
 DAEMON_BLAME_WAIT_S = 1.0
 DAEMON_OWNER = "daemon"
-FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-STATUS_SIGNAL = signal.SIGUSR1
 # Comm::abort() prints this line on stderr and exits with ABORT_EXIT.
 ABORT_LINE = re.compile(rb"^rcoll: (rank \d+ aborted: .*)$")
 ABORT_EXIT = 70
-
-
-class Interrupted(Exception):
-    """A forwarded signal arrived before any rank ran."""
-
-    def __init__(self, signum):
-        super().__init__(procs.signal_name(signum))
-        self.signum = signum
-
-
-class SignalCatcher:
-    """Records SIGINT/SIGTERM/SIGHUP (and SIGUSR1, a status request) for
-    the main loop instead of dying."""
-
-    def __init__(self):
-        self.pending = []
-        self.status_requests = 0
-        for signum in FORWARDED_SIGNALS:
-            signal.signal(signum, lambda number, _frame: self.pending.append(number))
-        signal.signal(STATUS_SIGNAL, self._status_requested)
-        # Readable once a signal came, so that a sleeping select() wakes.
-        self.wakeup_fd, write_end = os.pipe()
-        for fd in (self.wakeup_fd, write_end):
-            os.set_blocking(fd, False)
-        signal.set_wakeup_fd(write_end)
-
-    def clear_wakeups(self):
-        try:
-            while os.read(self.wakeup_fd, 512):
-                pass
-        except BlockingIOError:
-            pass
-
-    def _status_requested(self, _number, _frame):
-        self.status_requests += 1
-
-    def take_status_requests(self):
-        taken, self.status_requests = self.status_requests, 0
-        return taken
-
-    def take(self):
-        taken = []
-        while self.pending:  # pop one by one: a handler may append meanwhile
-            taken.append(self.pending.pop(0))
-        return taken
-
-    def check(self):
-        """Raises Interrupted if a signal came (for the phase before ranks)."""
-        if self.pending:
-            raise Interrupted(self.pending[0])
 
 
 class _Rank:
@@ -103,7 +52,8 @@ class _Rank:
 class Job:
     """The ranks of one job, watched until all have ended."""
 
-    def __init__(self, pump, signals, daemon=None, kill_grace_s=3.0, job_timeout_s=None):
+    def __init__(self, pump, signals, daemon=None, kill_grace_s=3.0, job_timeout_s=None,
+                 lifeline=None):
         self.pump = pump
         self.signals = signals
         self.daemon = daemon
@@ -118,13 +68,19 @@ class Job:
         self._wakeup_watch = os.dup(signals.wakeup_fd)
         self.pump.watch(self._wakeup_watch)
         self._daemon_pidfd = _watch_exit(pump, daemon.proc.pid) if daemon is not None else None
+        # keeper.Lifeline: its pipe turns readable when the front of rcoll-run dies.
+        self.lifeline = lifeline
+        if lifeline is not None:
+            self._lifeline_watch = os.dup(lifeline.fd)
+            self.pump.watch(self._lifeline_watch)
 
     def start_rank(self, place, launch, tag_output):
         """Starts one rank; raises OSError if it cannot be executed."""
         out = subprocess.PIPE if tag_output else None
         stdin = subprocess.PIPE if launch.stdin_data else subprocess.DEVNULL
         proc = subprocess.Popen(launch.argv, env=launch.env, stdin=stdin, stdout=out, stderr=out,
-                                start_new_session=True)
+                                start_new_session=True,
+                                preexec_fn=tree.die_with_parent(os.getpid()))
         rank = _Rank(place, proc)
         self.ranks.append(rank)
         rank.pidfd = _watch_exit(self.pump, proc.pid)
@@ -156,7 +112,9 @@ class Job:
             self.pump.poll(self._poll_timeout(deadline))
             self.signals.clear_wakeups()
             self._reap_ranks()
+            tree.reap_adopted(self._own_pids())
             self._handle_signals()
+            self._check_front()
             self._handle_status_requests()
             self._check_daemon()
             self._check_deadline(deadline)
@@ -180,6 +138,13 @@ class Job:
             self._unwatch(rank)
         if self.daemon is not None:
             self.daemon.stop(grace_s=DAEMON_GRACE_S)  # so that its pipes end too
+        # Children of ranks that left the rank's process group (setsid) and
+        # were re-parented to this process, the subreaper, or still hang
+        # below a rank's other children; none may hold a pipe open either.
+        tree.kill_descendants()
+        if self.lifeline is not None:
+            self.pump.unwatch(self._lifeline_watch)
+            self.lifeline = None
         # Both may stay readable; from here on only the pipes are waited for.
         for fd in (self._daemon_pidfd, self._wakeup_watch):
             if fd is not None:
@@ -277,6 +242,23 @@ class Job:
                 self._kill_at = time.monotonic()
             else:
                 self.stop(128 + signum, f"received {name}; forwarding it to all ranks", signum)
+
+    def _own_pids(self):
+        """Children whose exit statuses the job collects (Popen's)."""
+        own = {rank.proc.pid for rank in self.ranks if rank.proc.returncode is None}
+        if self.daemon is not None and self.daemon.proc.returncode is None:
+            own.add(self.daemon.proc.pid)
+        return own
+
+    def _check_front(self):
+        """The front of rcoll-run died: end the job at once (SIGKILL)."""
+        if self.lifeline is None or not self.lifeline.front_gone():
+            return
+        self.pump.unwatch(self._lifeline_watch)  # it stays readable
+        self.lifeline = None
+        self.stop(128 + signal.SIGKILL, f"{keeper.FrontGone()}; killing every process of the job",
+                  signal.SIGKILL)
+        self._kill_at = time.monotonic()  # also when it was stopping already
 
     def _check_daemon(self):
         if self.daemon is None:

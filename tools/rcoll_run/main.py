@@ -4,8 +4,10 @@ ranks, clean up. Exit codes are listed in tools/rcoll-run."""
 import os
 import secrets
 import shlex
+import signal
 
-from . import cli, daemon, job, placement, procs, spawn
+from . import cli, daemon, job, keeper, placement, procs, spawn, tree
+from .signal_catcher import Interrupted, SignalCatcher
 from .output import OutputPump
 
 EXIT_USAGE = 2
@@ -14,7 +16,8 @@ EXIT_LAUNCHER = 1
 
 
 def main(argv, script_dir):
-    signals = job.SignalCatcher()
+    """Returns the exit code, in the keeper; the front exits in
+    keeper.start_keeper() with the keeper's status."""
     args = cli.parse_args(argv)
     try:
         places = placement.place_ranks(args.size, args.slots)
@@ -31,12 +34,18 @@ def main(argv, script_dir):
     except spawn.ProgramError as error:
         procs.say(str(error))
         return EXIT_NOT_FOUND
+    lifeline = keeper.start_keeper()
+    signals = SignalCatcher()
+    keeper.release_signals()
     try:
-        return _run_with_daemon(args, places, ssh_argv, signals, script_dir)
+        return _run_with_daemon(args, places, ssh_argv, signals, lifeline, script_dir)
+    except keeper.FrontGone as gone:
+        procs.say(f"{gone}; stopping before any rank started")
+        return 128 + signal.SIGKILL
     except daemon.DaemonError as error:
         procs.say(f"bootstrap service: {error}")
         return EXIT_LAUNCHER
-    except job.Interrupted as interruption:
+    except Interrupted as interruption:
         procs.say(f"received {interruption}; stopping before any rank started")
         return 128 + interruption.signum
 
@@ -49,14 +58,19 @@ def _ssh_command(args):
     return words
 
 
-def _run_with_daemon(args, places, ssh_argv, signals, script_dir):
+def _run_with_daemon(args, places, ssh_argv, signals, lifeline, script_dir):
     any_remote = any(place.remote for place in places)
     token = secrets.token_hex(16)
     timeout = spawn.format_seconds(args.timeout) if args.timeout else None
     listen = args.bootstrap_listen or ("0.0.0.0:0" if any_remote else "127.0.0.1:0")
     path = daemon.find_bootstrapd(script_dir, os.environ)
-    bootstrap = daemon.BootstrapDaemon(path, args.size, listen, token, timeout,
-                                       check=signals.check)
+    def give_up_if_told():  # a forwarded signal, or the front's death
+        signals.check()
+        lifeline.check()
+
+    join_window = spawn.format_seconds(args.join_window)
+    bootstrap = daemon.BootstrapDaemon(path, args.size, listen, token, join_window,
+                                       check=give_up_if_told)
     try:
         address = daemon.published_address(bootstrap.host, bootstrap.port,
                                            args.bootstrap_host, any_remote)
@@ -65,11 +79,13 @@ def _run_with_daemon(args, places, ssh_argv, signals, script_dir):
                                      bind=args.bind, report_bindings=args.report_bindings)
         pump = OutputPump()
         bootstrap.attach(pump)
-        ranks = job.Job(pump, signals, bootstrap, args.kill_grace, args.job_timeout)
+        ranks = job.Job(pump, signals, bootstrap, args.kill_grace, args.job_timeout, lifeline)
         _start_ranks(ranks, places, settings, args, ssh_argv)
         return ranks.run()
     finally:
         bootstrap.stop(grace_s=1.0)
+        # Job.run() did it already; this is for an end before any rank ran.
+        tree.kill_descendants()
 
 
 def _start_ranks(ranks, places, settings, args, ssh_argv):

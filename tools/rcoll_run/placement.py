@@ -26,6 +26,10 @@ class RankPlace:
 
 def parse_hosts(text):
     """Parses "h1:4,h2,h3:2" (a missing count means one slot) into Slots."""
+    if not text.strip():
+        raise PlacementError("--hosts is empty; expected HOST[:SLOTS][,HOST[:SLOTS]...], "
+                             "e.g. --hosts node1:4,node2:4 (leave --hosts out to run every "
+                             "rank on this host)")
     result = []
     for item in text.split(","):
         item = item.strip()

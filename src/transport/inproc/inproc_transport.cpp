@@ -139,7 +139,7 @@ class InprocTransport final : public Transport {
     if (f.receive.fits(f.bytes))
       request.complete(f.bytes);
     else
-      request.fail(truncation_error(ReceiveSide{"inproc", rank_, f.source}, request.tag(), f.bytes, f.receive.capacity));
+      request.fail(truncation_error(ReceiveSide{"inproc", rank_, f.source}, f.bytes, f.receive.capacity));
   }
 
   std::shared_ptr<InprocFabric::Shared> shared_;

@@ -1,7 +1,7 @@
 // A receive waiting for its message, and the contract's rules for serving it
 // (transport.hpp): a message of at most the receive's capacity lands in its
 // buffer and completes it; a longer one fails it with an IoError and is
-// consumed all the same.
+// consumed all the same (a TruncationError, truncation.hpp).
 #pragma once
 
 #include <cstddef>
@@ -22,15 +22,16 @@ struct PostedReceive {
 };
 
 // The parts of a receive's IoError: `rank` receives from `peer` over
-// `transport` ("tcp", "rdma", "inproc"); the step is "<transport> recv tag T".
+// `transport` ("tcp", "rdma", "inproc"); the step is "<transport> recv".
 struct ReceiveSide {
   std::string_view transport;
   int rank;
   int peer;
 };
 
-// The IoError of a message of `length` bytes for a receive of `capacity`.
-std::exception_ptr truncation_error(const ReceiveSide& side, Tag tag, std::uint64_t length, std::size_t capacity);
+// The error (a TruncationError, truncation.hpp) of a message of `length`
+// bytes for a receive of `capacity`.
+std::exception_ptr truncation_error(const ReceiveSide& side, std::uint64_t length, std::size_t capacity);
 
 // Copies a whole message of `length` bytes into the pending `receive` and
 // completes it, or fails it when the message does not fit.

@@ -18,8 +18,7 @@ void RendezvousReceiver::on_rts(const MsgHeader& header) {
 void RendezvousReceiver::accept(PostedReceive receive, std::uint64_t length, std::uint32_t send_id) {
   MsgHeader cts{.kind = MsgKind::cts, .length = length, .send_id = send_id};
   if (!receive.fits(length))
-    return refuse(receive, cts, cts_truncated,
-                  truncation_error(side_, receive.request->tag(), length, receive.capacity));
+    return refuse(receive, cts, cts_truncated, truncation_error(side_, length, receive.capacity));
   MrCache::Lease mr;
   try {
     mr = core_.cache->acquire(receive.buf, length, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
@@ -66,8 +65,7 @@ void RendezvousReceiver::on_send_abort(const MsgHeader& header) {
   if (op.state != RecvState::draining) {
     std::string why = (header.flags & abort_failed) != 0 ? "peer failed to register its send buffer"
                                                          : "peer cancelled the send";
-    op.receive.request->fail(std::make_exception_ptr(
-        IoError(core_.rank, peer_, "rdma recv tag " + std::to_string(op.receive.request->tag()), why)));
+    op.receive.request->fail(std::make_exception_ptr(IoError(core_.rank, peer_, "rdma recv", why)));
   }
   finish(op.id);
 }

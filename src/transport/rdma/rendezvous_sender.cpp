@@ -28,7 +28,7 @@ void RendezvousSender::on_cts(const MsgHeader& header) {
     return finish(op.id);
   }
   if ((header.flags & cts_failed) != 0) {
-    op.request->fail(std::make_exception_ptr(IoError(core_.rank, peer_, "rdma send tag " + std::to_string(op.tag),
+    op.request->fail(std::make_exception_ptr(IoError(core_.rank, peer_, "rdma send",
                                                      "peer failed to register its receive buffer")));
     return finish(op.id);
   }

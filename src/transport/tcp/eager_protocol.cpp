@@ -51,7 +51,7 @@ std::byte* EagerProtocol::on_eager(const FrameHeader& header) {
     return stored_.get();
   }
   if (!receive.fits(length)) {  // read into nowhere
-    receive.request->fail(truncation_error(side_, header.tag, length, receive.capacity));
+    receive.request->fail(truncation_error(side_, length, receive.capacity));
     return nullptr;
   }
   inbound_.request = std::move(receive.request);

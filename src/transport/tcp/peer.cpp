@@ -10,8 +10,8 @@ namespace rcoll::transport::tcp {
 namespace {
 
 std::string step_of(const Request& request) {
-  return std::string(request.kind() == Request::Kind::send ? "tcp send" : "tcp recv") + " tag " +
-         std::to_string(request.tag());
+  // No tag: the caller's step names the call (comm/tags.hpp's encoding means nothing to a reader).
+  return request.kind() == Request::Kind::send ? "tcp send" : "tcp recv";
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ void RendezvousReceiver::on_rts(const FrameHeader& header) {
 
 void RendezvousReceiver::accept(Tag tag, const UnexpectedMessage& message, const PostedReceive& receive) {
   if (!receive.fits(message.length)) {
-    receive.request->fail(truncation_error(side_, tag, message.length, receive.capacity));
+    receive.request->fail(truncation_error(side_, message.length, receive.capacity));
     connection_.push_control(FrameType::cts, tag, message.length, message.id, flag_discard);
     return;
   }
@@ -41,7 +41,7 @@ std::byte* RendezvousReceiver::on_data(const FrameHeader& header) {
   if (header.flags & flag_withdrawn) {
     if (cleared.request->pending())
       cleared.request->fail(std::make_exception_ptr(
-          IoError(side_.rank, side_.peer, "tcp recv tag " + std::to_string(header.tag),
+          IoError(side_.rank, side_.peer, "tcp recv",
                   "rank " + std::to_string(side_.peer) + " withdrew (cancelled) the message")));
     return nullptr;
   }
