@@ -40,6 +40,7 @@ transport::TransportConfig transport_config(const Options& options, const Proces
   config.size = options.size;
   config.job_token = options.job_token;
   config.socket_ifname = options.socket_ifname;
+  config.job_route = options.bootstrap;
   config.connect_timeout = options.timeout;
   config.rdma = settings.rdma;
   config.tcp_send_buffer = settings.tcp_send_buffer;

@@ -15,11 +15,18 @@ namespace rcoll::transport {
 struct TransportConfig {
   int rank = 0;
   int size = 1;
-  // Presented on every connection between ranks, so a stray client cannot
-  // pose as a rank.
+  // Proven (never sent) on every connection between ranks, so a stray
+  // client can neither pose as a rank nor learn it.
   std::string job_token;
-  // Interface name or IPv4 address to listen on and to publish; empty: any.
+  // Interface name or IPv4 address to listen on and to publish; empty: the
+  // address of this host's route to the job (`job_route`).
   std::string socket_ifname;
+  // "host:port" of the job's bootstrap service, through which this rank
+  // reaches the job: without socket_ifname, the TCP transport listens only
+  // on the local address of the route to it (loopback when the service is
+  // on loopback). Empty, or not host:port (the in-memory bootstrap of ranks
+  // that are threads of one process): loopback. tcp/endpoint.hpp has the rule.
+  std::string job_route;
   std::chrono::milliseconds connect_timeout{std::chrono::seconds(60)};
   // The backends' own settings (the communicator reads them from RCOLL_IB_*
   // and RCOLL_TCP_SNDBUF: comm/environment.hpp); a backend reads no variable.

@@ -100,14 +100,17 @@ std::string tcp_frame(tcp::FrameType type, std::uint64_t tag, std::uint64_t leng
 }
 
 void tcp_seeds() {
+  // tcp_hello_fuzz: world, self, cut, flags (1: the harness signs with the
+  // token over its challenge, 2: with another token), then the Hello.
   tcp::Hello hello;
   hello.rank = 1;
   hello.size = 4;
-  hello.token_len = static_cast<std::uint32_t>(token.size());
-  seed("tcp_hello_fuzz", "valid", u8(3) + u8(0) + u8(0) + raw(hello) + token + "next");
-  seed("tcp_hello_fuzz", "split", u8(3) + u8(2) + u8(5) + raw(hello) + token);
-  hello.token_len = 3;
-  seed("tcp_hello_fuzz", "wrong_token", u8(3) + u8(1) + u8(0) + raw(hello) + "abc");
+  seed("tcp_hello_fuzz", "valid", u8(3) + u8(0) + u8(0) + u8(1) + raw(hello) + "next");
+  seed("tcp_hello_fuzz", "split", u8(3) + u8(2) + u8(5) + u8(1) + raw(hello));
+  seed("tcp_hello_fuzz", "wrong_token", u8(3) + u8(1) + u8(0) + u8(2) + raw(hello));
+  seed("tcp_hello_fuzz", "unsigned", u8(3) + u8(1) + u8(0) + u8(0) + raw(hello));
+  hello.rank = 0;
+  seed("tcp_hello_fuzz", "own_rank", u8(3) + u8(0) + u8(0) + u8(1) + raw(hello) + std::string(48, 'r'));
 
   std::string eager = tcp_frame(tcp::FrameType::eager, 0, 5, 0) + "hello";
   std::string odd = tcp_frame(tcp::FrameType::eager, 1, 3, 0) + "abc";

@@ -137,6 +137,16 @@ class Jobs(unittest.TestCase):
             for rank in range(n):
                 self.assertIn(f"[{rank}] ok rank {rank} of {n}", result.stdout)
 
+    def test_data_ports_of_an_all_local_job_listen_on_loopback_only(self):
+        # The TCP transport binds the route to the bootstrap service, which
+        # rcoll-run puts on 127.0.0.1 when every rank is local: the data
+        # ports are unreachable from other hosts (SECURITY.md, "Who can connect").
+        result = launch(3, JOB, "ok", extra=("--transport", "tcp"), env=job_env(RCOLL_LOG="debug"))
+        self.assert_ok(result)
+        listening = re.findall(r"tcp transport listening on (\S+):\d+", result.stdout + result.stderr)
+        self.assertEqual(len(listening), 3, result.stdout + result.stderr)
+        self.assertEqual(set(listening), {"127.0.0.1"})
+
     def test_rcoll_log_takes_any_case_and_warns_once_about_an_unknown_level(self):
         result = launch(2, JOB, "ok", extra=("--transport", "tcp"), env=job_env(RCOLL_LOG="INFO"))
         self.assert_ok(result)

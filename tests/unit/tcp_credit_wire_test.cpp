@@ -17,6 +17,7 @@
 #include "common/deadline.hpp"
 #include "common/fd.hpp"
 #include "rcoll/errors.hpp"
+#include "support/tcp_stand_in.hpp"
 #include "transport/tcp/tcp_transport.hpp"
 #include "transport/tcp/wire.hpp"
 #include "transport/wait.hpp"
@@ -26,7 +27,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using Bytes = std::vector<std::uint8_t>;
-constexpr char token[] = "wire-test";
+const std::string token = "wire-test";
 
 Bytes pattern(std::size_t size, std::uint8_t seed) {
   Bytes bytes(size);
@@ -104,22 +105,9 @@ class ScriptedPeer {
 
  private:
   void connect_and_greet() {
-    fd = UniqueFd(::socket(AF_INET, SOCK_STREAM, 0));
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    std::string endpoint = t->local_endpoint();
-    address.sin_port = htons(static_cast<std::uint16_t>(std::stoi(endpoint.substr(endpoint.rfind(':') + 1))));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ASSERT_EQ(::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
-    tcp::Hello hello;
-    hello.rank = 0;
-    hello.size = 2;
-    hello.token_len = sizeof(token) - 1;
-    write_all(&hello, sizeof(hello));
-    write_all(token, sizeof(token) - 1);
-    tcp::Hello reply;
-    read_exact(&reply, sizeof(reply));
-    ASSERT_EQ(reply.kind, tcp::HelloKind::accept);
+    auto dialed = test::tcp_stand_in::dial_as(0, 2, token, t->local_endpoint(), *t);
+    ASSERT_EQ(test::tcp_stand_in::read_reply(dialed, token, *t).kind, tcp::HelloKind::accept);
+    fd = std::move(dialed.fd);
   }
 
   void read_exact(void* out, std::size_t bytes) {

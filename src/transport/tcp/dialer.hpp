@@ -1,14 +1,20 @@
-// The connecting half of a connection: a non-blocking connect (retried
-// while the peer refuses, until the connect timeout), then the Hello and
-// the wait for the acceptor's answer.
+// The connecting half of a connection: a non-blocking connect, the
+// acceptor's Challenge, the Hello that proves the job token, and the
+// acceptor's Reply, which must prove it back (handshake.hpp).
 //
 // States (trace-logged):
-//   connecting --writable, connected--> sending_hello --all sent--> awaiting_reply
-//   connecting --refused--> backoff --retry time--> connecting
-//   awaiting_reply --accept--> connected;  any error --> failed (cause() says why)
-//   awaiting_reply --refuse(duplicate) from a lower rank--> yielded: that rank
-//     is dialing this one, and its connection is the one the pair keeps
-//     (docs/PROTOCOLS.md); the socket is closed, nothing is lost.
+//   connecting --connected--> awaiting_challenge --challenge--> sending_hello
+//     --all sent--> awaiting_reply --proven accept--> connected
+//   connecting --transient error--> backoff --retry time--> connecting
+//   awaiting_challenge/sending_hello/awaiting_reply --reset or closed-->
+//     backoff: an acceptor under a flood of strangers evicts its oldest
+//     unauthenticated connection, which may be this one (tcp_connections.cpp);
+//     the dial starts over, backing off exponentially, until the deadline.
+//   awaiting_reply --proven refuse(duplicate) from a lower rank--> yielded:
+//     that rank is dialing this one, and its connection is the one the pair
+//     keeps (docs/PROTOCOLS.md); the socket is closed, nothing is lost.
+//   any other error, or an answer that does not prove the token --> failed
+//     (cause() says why).
 #pragma once
 
 #include <netinet/in.h>
@@ -16,7 +22,6 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "common/fd.hpp"
 #include "transport/tcp/poller.hpp"
@@ -26,7 +31,9 @@ namespace rcoll::transport::tcp {
 
 class Dialer {
  public:
-  enum class State : std::uint8_t { connecting, backoff, sending_hello, awaiting_reply, connected, yielded, failed };
+  enum class State : std::uint8_t {
+    connecting, backoff, awaiting_challenge, sending_hello, awaiting_reply, connected, yielded, failed,
+  };
   using Clock = std::chrono::steady_clock;
 
   struct Params {
@@ -59,9 +66,15 @@ class Dialer {
  private:
   void attempt();
   void after_connect_error(int error);
+  void after_lost_handshake(const std::string& what);
+  void retry_later();
   void finish_connect();
+  void watch(bool writable);
+  bool receive(void* message, std::size_t bytes, std::size_t& got, const std::string& step);
+  void read_challenge();
   void send_hello();
   void read_reply();
+  void check_reply();
   void set_state(State state);
   void fail(std::string cause);
   void close_socket();
@@ -74,9 +87,13 @@ class Dialer {
   Clock::time_point deadline_;
   Clock::time_point retry_at_;
   std::chrono::milliseconds delay_{1};
-  std::vector<std::byte> hello_;  // Hello + token, sent from hello_sent_ on
+  int lost_handshakes_ = 0;  // connections closed by the acceptor before its answer
+  // The current attempt's handshake; reset by attempt().
+  Challenge challenge_;
+  std::size_t challenge_got_ = 0;
+  Hello hello_;
   std::size_t hello_sent_ = 0;
-  Hello reply_;
+  Reply reply_;
   std::size_t reply_got_ = 0;
 };
 

@@ -3,10 +3,13 @@
 #include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <charconv>
 #include <memory>
 
+#include "common/fd.hpp"
+#include "common/socket_util.hpp"
 #include "rcoll/errors.hpp"
 
 namespace rcoll::transport::tcp {
@@ -25,7 +28,38 @@ bool parse_port(std::string_view text, std::uint16_t& port) {
   return true;
 }
 
+// The source address the kernel picks for packets to `host` (a UDP
+// socket's connect() only consults the routing table: nothing is sent).
+// Empty if there is no route or the host does not resolve.
+std::string route_source(const std::string& host, std::uint16_t port) {
+  sockaddr_in target{};
+  try {
+    target = net::resolve_ipv4(host, port == 0 ? 9 : port);
+  } catch (const Error&) {
+    return {};
+  }
+  UniqueFd probe(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  if (!probe || ::connect(probe.get(), reinterpret_cast<const sockaddr*>(&target), sizeof(target)) != 0) return {};
+  sockaddr_in local{};
+  socklen_t length = sizeof(local);
+  if (::getsockname(probe.get(), reinterpret_cast<sockaddr*>(&local), &length) != 0) return {};
+  return net::ip_string(local);
+}
+
 }  // namespace
+
+std::string listen_address(const TransportConfig& config) {
+  if (!config.socket_ifname.empty()) return interface_ipv4(config.socket_ifname);
+  net::HostPort route;
+  try {
+    route = net::parse_host_port(config.job_route);
+  } catch (const InvalidArgument&) {
+    return "127.0.0.1";  // no service to reach: every rank is in this process
+  }
+  if (route.host.empty() || route.host == "*" || route.host == "0.0.0.0") return "0.0.0.0";
+  std::string source = route_source(route.host, route.port);
+  return source.empty() ? "0.0.0.0" : source;
+}
 
 std::string interface_ipv4(const std::string& ifname) {
   in_addr literal{};

@@ -32,7 +32,7 @@ constexpr int listen_backlog = 4096;
 }  // namespace
 
 void TcpTransport::open_listener() {
-  listen_ip_ = config_.socket_ifname.empty() ? std::string("0.0.0.0") : interface_ipv4(config_.socket_ifname);
+  listen_ip_ = listen_address(config_);
   try {
     listener_ = net::listen_on(listen_ip_, 0, listen_backlog);
     port_ = net::parse_host_port(net::local_address(listener_.get())).port;
@@ -110,33 +110,44 @@ bool TcpTransport::on_dialer(int rank, std::uint32_t events) {
   return true;
 }
 
+// Strangers cost little and never displace a genuine rank: each accepted
+// connection gets a nonce and 24 bytes, and is dropped silently (counted in
+// drops_) unless its first frame proves the job token within the
+// first-frame limit. Over the cap of pending handshakes the oldest goes,
+// not the newest: a genuine dialer answers the challenge within a round
+// trip, so it is the newest that is most likely genuine, and an evicted
+// genuine dialer dials again (dialer.hpp).
 bool TcpTransport::accept_all() {
   bool accepted = false;
   for (int i = 0; i < max_accepts_per_event; ++i) {
     UniqueFd fd(::accept4(listener_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
     if (!fd) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
+      if ((errno == EMFILE || errno == ENFILE) && !inbound_.empty()) {
+        drop_inbound(inbound_.begin()->first, DropTally::Cause::no_fd);  // frees a descriptor for the next
+        continue;
+      }
       if (errno != EAGAIN && errno != EWOULDBLOCK)
-        log::warn("rank {}: tcp accept: {}", config_.rank, net::errno_text(errno));
+        log::debug("rank {}: tcp accept: {}", config_.rank, net::errno_text(errno));
       break;
     }
+    if (inbound_.size() >= max_pending()) drop_inbound(inbound_.begin()->first, DropTally::Cause::evicted);
+    auto inbound = std::make_unique<InboundHandshake>(std::move(fd));
     std::uint32_t id = next_inbound_++;
     try {
-      net::set_nodelay(fd.get());
-      poller_.add(fd.get(), make_key(SocketRole::inbound, id), false);
-    } catch (const IoError& e) {
-      log::warn("rank {}: tcp accept: {}", config_.rank, e.what());
+      net::set_nodelay(inbound->fd());
+      poller_.add(inbound->fd(), make_key(SocketRole::inbound, id), false);
+    } catch (const IoError&) {
+      drops_.note(DropTally::Cause::closed, Clock::now());
       continue;
     }
-    std::string from = net::peer_address(fd.get());
-    // Genuine ranks need at most one handshake each (plus a few redials);
-    // more means someone else is knocking: turn them away, not the job.
-    if (inbound_.size() >= static_cast<std::size_t>(config_.size) + max_extra_handshakes) {
-      log::warn("rank {}: tcp accept: refusing {}: {} handshakes already pending", config_.rank, from, inbound_.size());
-      continue;  // fd closes here
+    if (!inbound->send_challenge()) {
+      poller_.remove(inbound->fd());
+      drops_.note(DropTally::Cause::closed, Clock::now());
+      continue;
     }
-    inbound_.emplace(id, std::make_unique<InboundHandshake>(std::move(fd), std::move(from)));
-    schedule(Clock::now() + handshake_limit());
+    inbound_.emplace(id, std::move(inbound));
+    schedule(Clock::now() + first_frame_limit());
     accepted = true;
   }
   return accepted;
@@ -147,19 +158,26 @@ bool TcpTransport::on_inbound(std::uint32_t id) {
   if (it == inbound_.end()) return false;
   InboundHandshake& inbound = *it->second;
   if (!inbound.on_readable()) {
-    drop_inbound(id, inbound.problem());
+    drop_inbound(id, DropTally::Cause::closed);
   } else if (inbound.state() == InboundHandshake::State::complete) {
-    admit(inbound);
-    inbound_.erase(id);
+    HelloVerdict verdict = verify_hello(inbound.hello(), inbound.nonce(), config_.job_token);
+    if (verdict == HelloVerdict::proven) {
+      admit(inbound);
+      inbound_.erase(id);
+    } else {
+      drop_inbound(id, verdict == HelloVerdict::not_rcoll ? DropTally::Cause::not_rcoll : DropTally::Cause::bad_proof);
+    }
   }
   return true;
 }
 
-void TcpTransport::drop_inbound(std::uint32_t id, const std::string& why) {
+// Closes an unauthenticated connection without a word to it or to the log.
+void TcpTransport::drop_inbound(std::uint32_t id, DropTally::Cause cause) {
   auto it = inbound_.find(id);
-  log::warn("rank {}: dropped tcp connection from {}: {}", config_.rank, it->second->from(), why);
   poller_.remove(it->second->fd());
   inbound_.erase(it);
+  drops_.note(cause, Clock::now());
+  schedule(drops_.report_due(Clock::now()));
 }
 
 // Whether a valid connection dialed by `rank` becomes the pair's connection
@@ -174,32 +192,36 @@ RefuseReason TcpTransport::pair_rule(int rank) {
   return rank > config_.rank && dialing ? RefuseReason::duplicate : RefuseReason::none;
 }
 
-// Validates a complete Hello; a refused connection is answered, logged and
-// closed, and changes nothing else.
+// Answers a Hello that proved the job token; a refused connection is
+// answered (with this rank's proof, which the dial race relies on: a
+// dialer believes no unproven refusal), logged and closed, and changes
+// nothing else.
 void TcpTransport::admit(InboundHandshake& inbound) {
   const Hello& hello = inbound.hello();
-  RefuseReason reason = check_hello(hello, inbound.token(), config_.rank, config_.size, config_.job_token);
+  const std::string from = net::peer_address(inbound.fd());
+  RefuseReason reason = check_hello(hello, config_.rank, config_.size);
   if (reason == RefuseReason::none) reason = pair_rule(hello.rank);
+  HelloKind kind = reason == RefuseReason::none ? HelloKind::accept : HelloKind::refuse;
+  Reply reply = make_reply(kind, reason, config_.rank, config_.size, hello, inbound.nonce(), config_.job_token);
+  bool sent = send_whole(inbound.fd(), &reply, sizeof(reply));
   if (reason != RefuseReason::none) {
     // A duplicate is the normal outcome of both ranks dialing at once.
     if (reason == RefuseReason::duplicate)
-      log::debug("rank {}: refused tcp connection from {} (rank {}): {}", config_.rank, inbound.from(), hello.rank,
+      log::debug("rank {}: refused tcp connection from {} (rank {}): {}", config_.rank, from, hello.rank,
                  to_string(reason));
     else
-      log::warn("rank {}: refused tcp connection from {} claiming rank {}: {}", config_.rank, inbound.from(),
-                hello.rank, to_string(reason));
-    send_reply(inbound.fd(), HelloKind::refuse, reason, config_.rank, config_.size);
+      log::warn("rank {}: refused tcp connection from {} (rank {} of {}, proven): {}", config_.rank, from,
+                hello.rank, hello.size, to_string(reason));
     poller_.remove(inbound.fd());
     return;
   }
-  if (!send_reply(inbound.fd(), HelloKind::accept, RefuseReason::none, config_.rank, config_.size)) {
-    log::warn("rank {}: tcp connection from {} (rank {}) lost during the handshake", config_.rank,
-              inbound.from(), hello.rank);
+  if (!sent) {
+    log::warn("rank {}: tcp connection from {} (rank {}) lost during the handshake", config_.rank, from, hello.rank);
     poller_.remove(inbound.fd());
     return;
   }
   Peer& peer = peer_at(hello.rank);
-  peer.set_where(inbound.from());
+  peer.set_where(from);
   peer.attach(inbound.take_fd());
   // This rank's own dial, if any, is not needed now: one with no socket open
   // goes at once; one in flight is dropped by settle_dialer() when the
@@ -209,13 +231,19 @@ void TcpTransport::admit(InboundHandshake& inbound) {
     dialer.reset();
 }
 
-// A genuine peer sends its hello right after connecting: a silent client
-// holds a slot for this long at most.
-std::chrono::milliseconds TcpTransport::handshake_limit() const {
-  return std::min<std::chrono::milliseconds>(config_.connect_timeout, std::chrono::seconds(10));
+// A genuine dialer sends its Hello as soon as the challenge reaches it: a
+// silent client holds a slot for this long at most (and a genuine one that
+// was too slow dials again).
+std::chrono::milliseconds TcpTransport::first_frame_limit() const {
+  return std::min<std::chrono::milliseconds>(config_.connect_timeout, std::chrono::seconds(2));
 }
 
-// Retries backed-off dials and drops handshakes that never completed.
+// Genuine ranks need at most one handshake each at a time; the rest is room
+// for strangers, whom eviction keeps from crowding a genuine one out.
+std::size_t TcpTransport::max_pending() const { return static_cast<std::size_t>(config_.size) + 256; }
+
+// Retries backed-off dials, drops handshakes that never completed and
+// reports the drops when a report is due.
 bool TcpTransport::run_timers() {
   auto now = Clock::now();
   if (now < next_timer_) return false;
@@ -228,16 +256,15 @@ bool TcpTransport::run_timers() {
     settle_dialer(rank);
     moved = true;
   }
-  std::vector<std::uint32_t> expired;
-  for (const auto& [id, inbound] : inbound_) {
-    auto limit = inbound->since() + handshake_limit();
-    if (now >= limit)
-      expired.push_back(id);
-    else
-      schedule(limit);
+  // Oldest first: the map is ordered by arrival.
+  bool expired = false;
+  while (!inbound_.empty() && now >= inbound_.begin()->second->since() + first_frame_limit()) {
+    drop_inbound(inbound_.begin()->first, DropTally::Cause::silent);
+    expired = true;
   }
-  for (std::uint32_t id : expired) drop_inbound(id, "no handshake within the handshake limit");
-  return moved || !expired.empty();
+  if (!inbound_.empty()) schedule(inbound_.begin()->second->since() + first_frame_limit());
+  schedule(drops_.report_due(now));
+  return moved || expired;
 }
 
 }  // namespace rcoll::transport::tcp

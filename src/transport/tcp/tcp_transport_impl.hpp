@@ -13,12 +13,13 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <unordered_map>
+#include <map>
 #include <vector>
 
 #include "common/fd.hpp"
 #include "transport/factory.hpp"
 #include "transport/tcp/dialer.hpp"
+#include "transport/tcp/drop_tally.hpp"
 #include "transport/tcp/handshake.hpp"
 #include "transport/tcp/peer.hpp"
 #include "transport/tcp/poller.hpp"
@@ -63,11 +64,10 @@ class TcpTransport final : public Transport {
   bool on_inbound(std::uint32_t id);
   RefuseReason pair_rule(int rank);
   void admit(InboundHandshake& inbound);
-  void drop_inbound(std::uint32_t id, const std::string& why);
+  void drop_inbound(std::uint32_t id, DropTally::Cause cause);
   bool run_timers();
-  std::chrono::milliseconds handshake_limit() const;
-  // Pending inbound handshakes allowed beyond one per rank.
-  static constexpr std::size_t max_extra_handshakes = 64;
+  std::chrono::milliseconds first_frame_limit() const;
+  std::size_t max_pending() const;
   void schedule(Clock::time_point when) { next_timer_ = std::min(next_timer_, when); }
 
   TransportConfig config_;
@@ -82,7 +82,9 @@ class TcpTransport final : public Transport {
   // index = rank; while dialing, and once yielded (the peer's connection is
   // coming) until that connection is admitted, so that no second dial starts.
   std::vector<std::unique_ptr<Dialer>> dialers_;
-  std::unordered_map<std::uint32_t, std::unique_ptr<InboundHandshake>> inbound_;
+  // Unauthenticated connections, by arrival (the first is the oldest).
+  std::map<std::uint32_t, std::unique_ptr<InboundHandshake>> inbound_;
+  DropTally drops_;
   std::uint32_t next_inbound_ = 0;
   Clock::time_point next_timer_ = Clock::time_point::max();
 };

@@ -34,8 +34,6 @@ std::size_t credited_eager_limit(int world_size) noexcept {
 std::string_view to_string(RefuseReason reason) noexcept {
   switch (reason) {
     case RefuseReason::none: return "no reason";
-    case RefuseReason::bad_version: return "wire protocol magic or version mismatch";
-    case RefuseReason::bad_token: return "job token mismatch";
     case RefuseReason::bad_size: return "world size mismatch";
     case RefuseReason::bad_rank: return "rank out of range or the acceptor's own";
     case RefuseReason::duplicate: return "that rank is already connected or connecting";

@@ -1,7 +1,7 @@
 // Wire formats of the TCP transport (docs/PROTOCOLS.md, "TCP transport").
 //
-// Two fixed-layout structures travel on a connection: one Hello each way
-// when it opens, then a stream of Frames. Layouts are little-endian and are
+// A connection opens with a three-message handshake (Challenge, Hello,
+// Reply), then carries a stream of Frames. Layouts are little-endian and are
 // sent as they sit in memory, so the host must be little-endian (checked at
 // compile time); sizes and field offsets are static_asserted.
 #pragma once
@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "common/auth.hpp"
+
 namespace rcoll::transport::tcp {
 
 static_assert(std::endian::native == std::endian::little, "the TCP wire format is sent as little-endian memory");
@@ -18,37 +20,69 @@ static_assert(std::endian::native == std::endian::little, "the TCP wire format i
 inline constexpr std::uint32_t hello_magic = 0x4c4f4352;  // "RCOL"
 inline constexpr std::uint16_t frame_magic = 0x4652;      // "RF"
 // 2: credited EAGER frames above the free eager limit, and CREDIT frames.
-inline constexpr std::uint8_t wire_version = 2;
-inline constexpr std::uint32_t max_token_bytes = 4096;
+// 3: the handshake proves the job token both ways (challenge-response);
+//    the token no longer travels.
+inline constexpr std::uint8_t wire_version = 3;
 
 // --- connection handshake -------------------------------------------------
+//
+// acceptor -> dialer   Challenge: the acceptor's nonce, at once on accept
+// dialer -> acceptor   Hello: rank, size, the dialer's nonce and its proof
+// acceptor -> dialer   Reply: accept or refuse, and the acceptor's proof
+//
+// The dialer proves the token with prove(token, tcp_dialer, acceptor nonce,
+// dialer nonce, Hello up to its proof); the acceptor with prove(token,
+// tcp_acceptor, dialer nonce, acceptor nonce, Reply up to its proof)
+// (common/auth.hpp; handshake.hpp makes and checks both). An acceptor
+// answers nothing to a Hello that does not prove the token: it closes the
+// connection, so a stranger learns neither the rank nor the world size.
+// Frames flow only after an accept the dialer has verified, so only the
+// connection that survives ever carries one.
 
-enum class HelloKind : std::uint8_t { hello = 1, accept = 2, refuse = 3 };
+enum class HelloKind : std::uint8_t { hello = 1, accept = 2, refuse = 3, challenge = 4 };
 
-// Why an acceptor refused a connection (sent back in Hello::reason).
+// Why an acceptor refused an authenticated dialer (Reply::reason).
 // `duplicate`: the pair already has, or is making, the connection that wins
 // (tcp_connections.cpp); `peer_failed`: this rank's connection to the dialer
-// already failed, and a failed peer stays failed.
+// already failed, and a failed peer stays failed. (1 and 2, a bad version
+// and a bad token, were refusals up to version 2; now such a dialer gets no
+// answer.)
 enum class RefuseReason : std::uint8_t {
-  none = 0, bad_version, bad_token, bad_size, bad_rank, duplicate, peer_failed,
+  none = 0, bad_size = 3, bad_rank = 4, duplicate = 5, peer_failed = 6,
 };
 
-// The dialing rank (either rank of a pair) sends kind=hello followed by
-// token_len bytes of the job token; the accepting rank answers kind=accept or
-// kind=refuse with its own rank and token_len = 0. Frames flow only after the
-// accept, so only the connection that survives ever carries one.
+struct Challenge {
+  std::uint32_t magic = hello_magic;
+  std::uint16_t version = wire_version;
+  HelloKind kind = HelloKind::challenge;
+  std::uint8_t reserved = 0;
+  auth::Nonce nonce{};  // the acceptor's
+};
+static_assert(sizeof(Challenge) == 24 && offsetof(Challenge, nonce) == 8);
+
 struct Hello {
   std::uint32_t magic = hello_magic;
   std::uint16_t version = wire_version;
   HelloKind kind = HelloKind::hello;
-  RefuseReason reason = RefuseReason::none;
-  std::int32_t rank = -1;       // sender's rank
-  std::int32_t size = 0;        // sender's world size
-  std::uint32_t token_len = 0;  // bytes of job token that follow (hello only)
-  std::uint32_t reserved = 0;
+  std::uint8_t reserved = 0;
+  std::int32_t rank = -1;  // the dialer's rank
+  std::int32_t size = 0;   // the dialer's world size
+  auth::Nonce nonce{};     // the dialer's
+  auth::Proof proof{};     // over the bytes before it
 };
-static_assert(sizeof(Hello) == 24);
-static_assert(offsetof(Hello, rank) == 8 && offsetof(Hello, token_len) == 16);
+static_assert(sizeof(Hello) == 64);
+static_assert(offsetof(Hello, rank) == 8 && offsetof(Hello, nonce) == 16 && offsetof(Hello, proof) == 32);
+
+struct Reply {
+  std::uint32_t magic = hello_magic;
+  std::uint16_t version = wire_version;
+  HelloKind kind = HelloKind::accept;  // accept or refuse
+  RefuseReason reason = RefuseReason::none;
+  std::int32_t rank = -1;  // the acceptor's rank
+  std::int32_t size = 0;   // the acceptor's world size
+  auth::Proof proof{};     // over the bytes before it
+};
+static_assert(sizeof(Reply) == 48 && offsetof(Reply, proof) == 16);
 
 std::string_view to_string(RefuseReason reason) noexcept;
 
