@@ -14,17 +14,6 @@
 
 namespace rcoll::transport::tcp {
 
-Connection::Connection(int self, int rank, Poller& poller, SendBuffer send_buffer)
-    : self_(self), rank_(rank), poller_(poller), send_buffer_(std::move(send_buffer)) {
-  if (self == rank) where_ = "self";
-}
-
-Connection::~Connection() {
-  if (!fd_) return;
-  poller_.remove(fd_.get());
-  close_gracefully(fd_.get());
-}
-
 namespace {
 
 // Bytes this socket has sent that the peer's kernel has not acknowledged.
@@ -43,15 +32,13 @@ bool drop_incoming(int fd) {
   }
 }
 
-}  // namespace
-
 // A rank that ends first (the root of a bcast, say) may still have frames in
 // its kernel send queue that the peer has not read. Closing a socket with
 // unread incoming bytes (the peer's CREDIT frames) makes the kernel send a
 // reset, which throws that queue away and fails the peer's receives. So:
 // send FIN behind the data, and keep reading (and dropping) until the peer
 // has acknowledged everything, or the linger bound passes.
-void Connection::close_gracefully(int fd) noexcept {
+void close_gracefully(int fd) noexcept {
   constexpr auto linger = std::chrono::seconds(2);
   ::shutdown(fd, SHUT_WR);
   const Deadline deadline = Deadline::after(linger);
@@ -60,6 +47,19 @@ void Connection::close_gracefully(int fd) noexcept {
     ::poll(&p, 1, 5);
   }
   drop_incoming(fd);
+}
+
+}  // namespace
+
+Connection::Connection(int self, int rank, Poller& poller, SendBuffer send_buffer)
+    : self_(self), rank_(rank), poller_(poller), send_buffer_(std::move(send_buffer)) {
+  if (self == rank) where_ = "self";
+}
+
+Connection::~Connection() {
+  if (!fd_) return;
+  poller_.remove(fd_.get());
+  close_gracefully(fd_.get());
 }
 
 void Connection::push_control(FrameType type, Tag tag, std::size_t length, std::uint64_t id, std::uint8_t flags) {

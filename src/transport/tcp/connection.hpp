@@ -62,7 +62,6 @@ class Connection {
  private:
   void size_send_buffer(std::size_t bytes);
   void watch_writes(bool want_write);
-  static void close_gracefully(int fd) noexcept;
 
   int self_;
   int rank_;
