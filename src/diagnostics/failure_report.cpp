@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/log.hpp"
+#include "diagnostics/store_read.hpp"
 #include "store/keys.hpp"
 
 namespace rcoll::diagnostics {
@@ -27,15 +28,6 @@ std::optional<std::pair<int, std::string>> split_rank_value(const std::string& v
   return std::pair{number, value.substr(newline + 1)};
 }
 
-std::optional<std::string> FailureReport::try_get(const std::string& key) noexcept {
-  try {
-    return store_.try_get(key);
-  } catch (const std::exception& e) {
-    log::debug("failure report: cannot read {}: {}", key, e.what());
-    return std::nullopt;
-  }
-}
-
 void FailureReport::publish_failure(int peer, const std::string& what) noexcept {
   try {
     store_.set(store::keys::fail(rank_), std::to_string(peer) + "\n" + what.substr(0, max_text),
@@ -56,7 +48,7 @@ void FailureReport::publish_abort(const std::string& reason, std::chrono::millis
 }
 
 std::optional<std::string> FailureReport::find_abort() noexcept {
-  auto value = try_get(store::keys::abort);
+  auto value = read_quietly(store_, store::keys::abort, "failure report");
   if (!value) return std::nullopt;
   auto parts = split_rank_value(*value);
   if (!parts) return std::nullopt;
@@ -82,7 +74,7 @@ std::string FailureReport::explain(int peer) noexcept {
 }
 
 std::optional<std::pair<int, std::string>> FailureReport::failure_of(int rank) noexcept {
-  auto value = try_get(store::keys::fail(rank));
+  auto value = read_quietly(store_, store::keys::fail(rank), "failure report");
   return value ? split_rank_value(*value) : std::nullopt;
 }
 

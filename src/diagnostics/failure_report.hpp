@@ -45,7 +45,6 @@ class FailureReport {
   std::optional<std::pair<int, std::string>> failure_of(int rank) noexcept;
 
  private:
-  std::optional<std::string> try_get(const std::string& key) noexcept;
 
   store::Store& store_;
   int rank_;

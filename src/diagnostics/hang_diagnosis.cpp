@@ -6,6 +6,7 @@
 
 #include "diagnostics/failure_report.hpp"
 #include "diagnostics/rank_list.hpp"
+#include "diagnostics/store_read.hpp"
 #include "common/log.hpp"
 #include "rcoll/errors.hpp"
 #include "store/keys.hpp"
@@ -32,15 +33,6 @@ void HangDiagnosis::publish(const CallInfo& call) noexcept {
   }
 }
 
-std::optional<std::string> HangDiagnosis::try_get(const std::string& key) noexcept {
-  try {
-    return store_.try_get(key);
-  } catch (const std::exception& e) {
-    log::debug("hang diagnosis: cannot read {}: {}", key, e.what());
-    return std::nullopt;
-  }
-}
-
 HangDiagnosis::Finding HangDiagnosis::explain(const CallInfo& call, std::chrono::milliseconds grace) noexcept {
   try {
     publish(call);
@@ -51,7 +43,7 @@ HangDiagnosis::Finding HangDiagnosis::explain(const CallInfo& call, std::chrono:
       bool missing = false;
       for (int r = 0; r < size_; ++r) {
         auto& entry = joined[static_cast<std::size_t>(r)];
-        if (!entry) entry = try_get(store::keys::diag(call.sequence, r));
+        if (!entry) entry = read_quietly(store_, store::keys::diag(call.sequence, r), "hang diagnosis");
         missing |= !entry.has_value();
       }
       if (!missing || deadline.expired()) break;
@@ -81,7 +73,7 @@ HangDiagnosis::Finding HangDiagnosis::summarize(const CallInfo& call,
     } else if (failure) {
       finding.not_joined.push_back(r);
       failed.push_back("rank " + std::to_string(r) + " failed before it (" + failure->second + ")");
-    } else if (auto next = try_get(store::keys::diag(call.sequence + 1, r))) {
+    } else if (auto next = read_quietly(store_, store::keys::diag(call.sequence + 1, r), "hang diagnosis")) {
       parts.push_back("rank " + std::to_string(r) + " already left it (it waits in #" +
                       std::to_string(call.sequence + 1) + ", " + *next + ")");
     } else {

@@ -48,7 +48,6 @@ class HangDiagnosis {
   Finding explain(const CallInfo& call, std::chrono::milliseconds grace) noexcept;
 
  private:
-  std::optional<std::string> try_get(const std::string& key) noexcept;
   Finding summarize(const CallInfo& call, const std::vector<std::optional<std::string>>& joined);
 
   store::Store& store_;
