@@ -60,8 +60,7 @@ void bcast_scatter_allgather(const Context& ctx, void* buf, std::size_t bytes, i
   const Ring ring{static_cast<std::byte*>(buf), bytes, 1, std::min(ctx.segment_bytes, largest_chunk),
                   n, wrap(rank - 1, n), wrap(rank + 1, n)};
   scatter(ctx, ring, root);
-  RequestList sends(ctx);
-  ring_allgather(ctx, ring, wrap(rank - root, n), allgather_first_step, "bcast scatter_allgather allgather", sends);
+  ring_allgather(ctx, ring, wrap(rank - root, n), allgather_first_step, "bcast scatter_allgather allgather");
 }
 
 }  // namespace rcoll::collectives

@@ -67,8 +67,9 @@ void RequestList::wait_all(const LazyText& step) {
   requests_.clear();
 }
 
-RecvWindow::RecvWindow(const Context& ctx, std::size_t count, RecvSource& source, std::size_t depth)
-    : ctx_(ctx), count_(count), source_(source), depth_(std::max<std::size_t>(depth, 1)) {
+RecvWindow::RecvWindow(const Context& ctx, std::size_t count, RecvSource& source, std::size_t depth,
+                       transport::ProgressHook* hook)
+    : ctx_(ctx), count_(count), source_(source), hook_(hook), depth_(std::max<std::size_t>(depth, 1)) {
   slots_.resize(std::min(depth_, count_));
   peak.receive_slots = std::max(peak.receive_slots, slots_.size());
   post_until(slots_.size());
@@ -82,7 +83,7 @@ RecvItem RecvWindow::wait(std::size_t index, const LazyText& step) {
   if (index >= posted_ || index < released_)
     throw std::logic_error("RecvWindow: waiting for a receive that is not posted or already released");
   Slot& s = slot(index);
-  transport::wait(ctx_.transport, s.request, ctx_.deadline, step);
+  transport::wait(ctx_.transport, s.request, ctx_.deadline, step, hook_);
   const std::size_t got = s.request->bytes();
   s.request.reset();
   const RecvItem& item = s.item;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "collectives/collectives.hpp"
+#include "transport/wait.hpp"
 
 namespace rcoll::collectives {
 
@@ -76,7 +77,11 @@ class RecvSource {
 class RecvWindow {
  public:
   // Posts the first `depth` (>= 1) items. `source` outlives the window.
-  RecvWindow(const Context& ctx, std::size_t count, RecvSource& source, std::size_t depth);
+  // `hook` (may be null, outlives the window) is told of progress while
+  // wait() blocks: the pipeline's PacedSends, so that its sends keep
+  // flowing while this rank waits for a receive.
+  RecvWindow(const Context& ctx, std::size_t count, RecvSource& source, std::size_t depth,
+             transport::ProgressHook* hook = nullptr);
   ~RecvWindow();
   RecvWindow(const RecvWindow&) = delete;
   RecvWindow& operator=(const RecvWindow&) = delete;
@@ -100,6 +105,7 @@ class RecvWindow {
   const Context& ctx_;
   std::size_t count_;
   RecvSource& source_;
+  transport::ProgressHook* hook_;
   std::vector<Slot> slots_;  // item i in slots_[i % depth] from its post until depth items later
   std::size_t depth_;
   std::size_t posted_ = 0;

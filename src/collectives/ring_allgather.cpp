@@ -24,43 +24,36 @@ RecvItem RingReceives::next() {
   return {ring_.left, first_step_ + static_cast<std::uint32_t>(step_), buf, seg.count * ring_.element_size};
 }
 
-ChunkSends::ChunkSends(const Ring& ring, const std::byte* base, int chunk, std::uint32_t step, RequestList& sends)
-    : ring_(ring), base_(base), chunk_(ring.chunk(chunk)), step_(step), sends_(sends),
-      segments_(segment_count(chunk_.count, ring.segment)) {}
-
-void ChunkSends::post_until(std::size_t end) {
-  for (; posted_ < std::min(end, segments_); ++posted_) {
-    const Range seg = segment_range(chunk_.count, ring_.segment, posted_);
-    sends_.send(ring_.right, step_, base_ + (chunk_.offset + seg.offset) * ring_.element_size,
-                seg.count * ring_.element_size);
+void send_chunk(const Ring& ring, const std::byte* base, int chunk, std::uint32_t step, PacedSends& sends) {
+  const Range whole = ring.chunk(chunk);
+  for (std::size_t j = 0; j < segment_count(whole.count, ring.segment); ++j) {
+    const Range seg = segment_range(whole.count, ring.segment, j);
+    sends.send(ring.right, step, base + (whole.offset + seg.offset) * ring.element_size,
+               seg.count * ring.element_size);
   }
 }
 
 void ring_allgather(const Context& ctx, const Ring& ring, int owned, std::uint32_t first_step,
-                    std::string_view name, RequestList& sends) {
-  ChunkSends first(ring, ring.buf, owned, first_step, sends);
-  first.post_until(ctx.depth);
+                    std::string_view name) {
+  PacedSends sends(ctx, ctx.depth);
+  send_chunk(ring, ring.buf, owned, first_step, sends);
   RingReceives items(ring, owned - 1, first_step);
-  RecvWindow receives(ctx, items.count(), items, ctx.depth);
-  forward_allgather(ctx, ring, owned, name, sends, receives, &first);
+  RecvWindow receives(ctx, items.count(), items, ctx.depth, &sends);
+  forward_allgather(ctx, ring, owned, name, sends, receives);
 }
 
-void forward_allgather(const Context& ctx, const Ring& ring, int owned, std::string_view name, RequestList& sends,
-                       RecvWindow& receives, ChunkSends* first) {
+void forward_allgather(const Context& ctx, const Ring& ring, int owned, std::string_view name, PacedSends& sends,
+                       RecvWindow& receives) {
   std::size_t index = 0;
   for (int t = 0; t + 1 < ring.size; ++t) {
     const std::size_t segments = segment_count(ring.chunk(owned - t - 1).count, ring.segment);
     const auto label = step_label(ctx, "{} step {}/{}", name, t + 1, ring.size - 1);
     const bool forward = t + 2 < ring.size;
     for (std::size_t j = 0; j < segments; ++j, ++index) {
-      // Step 0's own chunk goes out as this rank takes in the left's: the
-      // right neighbour consumes it at the same pace.
-      if (t == 0 && first != nullptr) first->post_until(j + ctx.depth + 1);
       const RecvItem item = receives.wait(index, label);
-      receives.release();
+      receives.release();  // in place: the next receive takes another segment
       if (forward) sends.send(ring.right, item.step + 1, item.buf, item.bytes);
     }
-    if (t == 0 && first != nullptr) first->post_all();
   }
   sends.wait_all(step_label(ctx, "{} sends", name));
 }

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "collectives/collectives.hpp"
+#include "collectives/paced_sends.hpp"
 #include "collectives/requests.hpp"
 #include "collectives/schedule.hpp"
 
@@ -53,42 +54,25 @@ class RingReceives final : public RecvSource {
   std::size_t index_ = 0;    // items made so far
 };
 
-// The segments of chunk `chunk` of `base` (laid out as ring.buf) sent to
-// ring.right with one tag step, posted a few at a time: a rank that posted
-// a whole chunk at once would have one request per segment in flight
-// however large the chunk.
-class ChunkSends {
- public:
-  ChunkSends(const Ring& ring, const std::byte* base, int chunk, std::uint32_t step, RequestList& sends);
-  // Posts the segments before `end` (capped at the chunk's) not posted yet.
-  void post_until(std::size_t end);
-  void post_all() { post_until(segments_); }
-
- private:
-  const Ring& ring_;
-  const std::byte* base_;
-  Range chunk_;
-  std::uint32_t step_;
-  RequestList& sends_;
-  std::size_t segments_;
-  std::size_t posted_ = 0;
-};
+// Queues the segments of chunk `chunk` of `base` (laid out as ring.buf)
+// for ring.right with tag step `step`; `sends` posts them as its bound allows.
+void send_chunk(const Ring& ring, const std::byte* base, int chunk, std::uint32_t step, PacedSends& sends);
 
 // On entry this rank holds chunk `owned`; after size - 1 steps it holds all.
 // Step t sends chunk owned - t to the right and receives chunk owned - t - 1
 // from the left straight into `buf`, forwarding each segment as soon as it
-// arrives. Step t uses ctx.tag(first_step + t). Waits for every send in
-// `sends` before returning.
+// arrives. Step t uses ctx.tag(first_step + t). Returns when every send
+// has completed.
 void ring_allgather(const Context& ctx, const Ring& ring, int owned, std::uint32_t first_step,
-                    std::string_view name, RequestList& sends);
+                    std::string_view name);
 
-// The same with step 0 already under way through `sends` and the receives
-// already posted: `receives` is a window over RingReceives(ring, owned - 1,
-// first_step). A caller posts them before an earlier phase, so that
-// segments which come early land in place and a rendezvous is cleared as
-// soon as its sender asks. `first` (may be null): the chunk of step 0,
-// posted `ctx.depth` segments ahead of the step's receives.
-void forward_allgather(const Context& ctx, const Ring& ring, int owned, std::string_view name, RequestList& sends,
-                       RecvWindow& receives, ChunkSends* first = nullptr);
+// The same with step 0 already queued in `sends` and the receives already
+// posted: `receives` is a window over RingReceives(ring, owned - 1,
+// first_step) with `sends` as its hook. A caller posts them before an
+// earlier phase, so that segments which come early land in place and a
+// rendezvous is cleared as soon as its sender asks. Waits for every send
+// in `sends` before returning.
+void forward_allgather(const Context& ctx, const Ring& ring, int owned, std::string_view name, PacedSends& sends,
+                       RecvWindow& receives);
 
 }  // namespace rcoll::collectives

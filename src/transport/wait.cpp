@@ -96,7 +96,8 @@ ScopedWaitObserver::~ScopedWaitObserver() {
   current_spin = previous_spin_;
 }
 
-void wait_all(Transport& transport, std::span<const RequestPtr> requests, Deadline deadline, const LazyText& step) {
+void wait_all(Transport& transport, std::span<const RequestPtr> requests, Deadline deadline, const LazyText& step,
+              ProgressHook* hook) {
   // No clock read until something is still pending after a progress call:
   // small messages often complete inside isend/irecv or the first progress.
   // While idle, the clock is read (and the core yielded) only every
@@ -112,6 +113,7 @@ void wait_all(Transport& transport, std::span<const RequestPtr> requests, Deadli
     }
     if (all_finished(requests)) return;
     if (transport.progress()) {
+      if (hook != nullptr) hook->moved();
       spin_until = not_spinning;
       idle_spins = 0;
       continue;

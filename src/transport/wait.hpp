@@ -13,14 +13,29 @@
 
 namespace rcoll::transport {
 
+// Told by a wait, on the waiting thread, each time a progress() call moved
+// something (a send may have completed). It may post new requests on the
+// same transport: a pipeline that keeps a bounded number of sends in flight
+// posts the next one while it waits for a receive.
+class ProgressHook {
+ public:
+  virtual void moved() = 0;
+
+ protected:
+  ~ProgressHook() = default;
+};
+
 // Waits until no request is pending. On the first failed request: cancels
 // the others and rethrows its IoError. At the deadline: cancels every pending
 // request and throws TimeoutError naming `step` and the peers still pending.
-// `step` is read only for an error (or by a WaitObserver).
-void wait_all(Transport& transport, std::span<const RequestPtr> requests, Deadline deadline, const LazyText& step);
+// `step` is read only for an error (or by a WaitObserver). `hook` (may be
+// null) is told of progress; it must not touch `requests`.
+void wait_all(Transport& transport, std::span<const RequestPtr> requests, Deadline deadline, const LazyText& step,
+              ProgressHook* hook = nullptr);
 
-inline void wait(Transport& transport, const RequestPtr& request, Deadline deadline, const LazyText& step) {
-  wait_all(transport, std::span<const RequestPtr>(&request, 1), deadline, step);
+inline void wait(Transport& transport, const RequestPtr& request, Deadline deadline, const LazyText& step,
+                 ProgressHook* hook = nullptr) {
+  wait_all(transport, std::span<const RequestPtr>(&request, 1), deadline, step, hook);
 }
 
 // The sorted, distinct peers of the requests still pending.

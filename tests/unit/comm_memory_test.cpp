@@ -111,6 +111,35 @@ TEST(CommMemory, ABcastRootKeepsAtMostDepthSendsPendingForALateChild) {
   });
 }
 
+// The same for a ring whose right neighbour comes late: rank 0 keeps
+// receiving from rank 2 and reducing, and every reduced segment is a
+// forward to rank 1. Those used to be posted at once (one pending send
+// per segment of a chunk, 64 here); now at most depth are in flight and
+// the rest wait as runs of adjacent segments, a few per ring step.
+TEST(CommMemory, ARingRankKeepsItsForwardsWithinTheDepthForALateNeighbour) {
+  constexpr std::size_t count = std::size_t{6} << 20;  // 24 MiB of float32: 64 segments of 128 KiB per chunk
+  constexpr int ranks = 3;
+  Options base;
+  base.timeout = 60s;
+  base.segment_bytes = 128 << 10;
+  base.allreduce_algo = AllreduceAlgo::ring;
+  test::run_comm_ranks("tcp", ranks, base, [&](Comm& comm) {
+    std::vector<float> data(count, static_cast<float>(comm.rank() + 1));
+    comm.barrier();  // connected
+    if (comm.rank() == 1) std::this_thread::sleep_for(300ms);
+    collectives::bookkeeping_peak() = {};
+    comm.allreduce(std::span<float>(data), ReduceOp::sum);
+    EXPECT_EQ(data.front(), 6.0f);
+    EXPECT_EQ(data.back(), 6.0f);
+    if (comm.rank() == 0) {
+      const std::size_t depth = comm.impl().plan().allreduce(count * 4).depth;
+      // depth in flight, and at most two runs (the longer and the shorter
+      // segments of a chunk) for each of the 2 (ranks - 1) steps.
+      EXPECT_LE(collectives::bookkeeping_peak().send_entries, depth + 4 * (ranks - 1));
+    }
+  });
+}
+
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 constexpr bool under_sanitizer = true;
 #else

@@ -1,0 +1,67 @@
+// Sends posted in order with at most `bound` pending at once. The others
+// wait here, merged into runs of adjacent, equal-sized segments, so a
+// pipeline that has produced a whole chunk ahead of a slow receiver holds
+// a few entries per step instead of one per segment (requests.hpp says why
+// that matters).
+//
+// Queued sends are posted from moved(), which the waits of the same
+// pipeline call (RecvWindow's hook) whenever the transport moved, so a
+// rank blocked on a receive still feeds its neighbour. Why this cannot
+// deadlock a pipeline whose receivers consume each link's messages in the
+// order they are sent: the sends in flight are always the oldest not yet
+// completed; the oldest message the receiver has not consumed is either
+// in flight (the receiver reaches it and posts for it) or queued behind
+// sends it already consumed, which complete under this rank's progress
+// and free the slot. A rank that instead waited for its oldest send
+// before posting the next, outside its receive waits, could deadlock a
+// ring: every rank blocked on a send whose receiver is blocked the same way.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "collectives/collectives.hpp"
+#include "transport/wait.hpp"
+
+namespace rcoll::collectives {
+
+class PacedSends final : public transport::ProgressHook {
+ public:
+  PacedSends(const Context& ctx, std::size_t bound);
+  // Cancels the sends still in flight; the queued ones are never posted.
+  ~PacedSends();
+  PacedSends(const PacedSends&) = delete;
+  PacedSends& operator=(const PacedSends&) = delete;
+
+  // Queues isend(peer, ctx.tag(step), buf, bytes) behind every send queued
+  // before it and posts what the bound allows. `buf` stays valid and
+  // unchanged until wait_all() returns.
+  void send(int peer, std::uint32_t step, const std::byte* buf, std::size_t bytes);
+  // Forgets the finished sends and posts queued ones while fewer than the
+  // bound are in flight.
+  void moved() override;
+  // Waits until every queued send has been posted and has completed
+  // (ctx.deadline), then forgets them.
+  void wait_all(const LazyText& step);
+
+ private:
+  // `count` sends of `bytes` each to one peer with one tag, from
+  // consecutive pieces of memory starting at `next`.
+  struct Run {
+    int peer;
+    std::uint32_t step;
+    const std::byte* next;
+    std::size_t bytes;
+    std::size_t count;
+  };
+  void note_peak() const noexcept;
+
+  const Context& ctx_;
+  std::size_t bound_;
+  std::deque<Run> queued_;
+  std::vector<transport::RequestPtr> in_flight_;  // at most bound_
+};
+
+}  // namespace rcoll::collectives
