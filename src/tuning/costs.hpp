@@ -49,6 +49,24 @@ double bcast_binomial_cost(const CostModel& model, std::size_t bytes, std::size_
 double bcast_scatter_allgather_cost(const CostModel& model, std::size_t bytes, std::size_t segment);
 double bcast_chain_cost(const CostModel& model, std::size_t bytes, std::size_t segment);
 
+// The collectives of the MPI-style set; `bytes` is the size the plan is
+// keyed by: reduce the vector, allgather and gather the whole receive
+// buffer, reduce_scatter the whole send buffer, alltoall one rank's whole
+// send buffer, scatter the root's whole send buffer.
+double reduce_binomial_cost(const CostModel& model, std::size_t bytes, std::size_t segment);
+double reduce_scatter_gather_cost(const CostModel& model, std::size_t bytes, std::size_t segment);
+double allgather_ring_cost(const CostModel& model, std::size_t bytes, std::size_t segment);
+double allgather_recursive_doubling_cost(const CostModel& model, std::size_t bytes, std::size_t segment);
+double allgather_bruck_cost(const CostModel& model, std::size_t bytes, std::size_t segment);
+double reduce_scatter_ring_cost(const CostModel& model, std::size_t bytes, std::size_t segment);
+double reduce_scatter_recursive_halving_cost(const CostModel& model, std::size_t bytes, std::size_t segment);
+double alltoall_pairwise_cost(const CostModel& model, std::size_t bytes, std::size_t segment);
+double alltoall_bruck_cost(const CostModel& model, std::size_t bytes, std::size_t segment);
+double gather_binomial_cost(const CostModel& model, std::size_t bytes, std::size_t segment);
+double gather_linear_cost(const CostModel& model, std::size_t bytes, std::size_t segment);
+double scatter_binomial_cost(const CostModel& model, std::size_t bytes, std::size_t segment);
+double scatter_linear_cost(const CostModel& model, std::size_t bytes, std::size_t segment);
+
 // Bytes the rank at `relative` position from the root sends plus receives
 // in a bcast of `bytes`, and the largest sum of them over the ranks of one
 // of `cores` cores (round robin).
