@@ -27,6 +27,19 @@ std::string_view to_string(CallKind kind) noexcept {
   return "unknown call";
 }
 
+std::uint64_t hash_counts(std::span<const std::size_t> counts, std::span<const std::size_t> displs) noexcept {
+  std::uint64_t h = 14695981039346656037ull;
+  auto mix = [&h](std::size_t v) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= (v >> (8 * i)) & 0xff;
+      h *= 1099511628211ull;
+    }
+  };
+  for (std::size_t c : counts) mix(c);
+  for (std::size_t d : displs) mix(d);
+  return h == 0 ? 1 : h;
+}
+
 namespace {
 
 // " (4096 x float32, sum)", " (16 x float32, root 0)", " (12 x int32, sum, root 2)".

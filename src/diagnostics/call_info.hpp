@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -34,6 +35,10 @@ enum class CallKind : std::uint8_t {
 };
 
 std::string_view to_string(CallKind kind) noexcept;
+
+// CallInfo::counts_hash of a v-variant (FNV-1a over the counts, then the
+// displacements); never 0.
+std::uint64_t hash_counts(std::span<const std::size_t> counts, std::span<const std::size_t> displs) noexcept;
 
 struct CallInfo {
   CallKind kind = CallKind::none;
