@@ -10,16 +10,18 @@
 namespace rcoll::comm {
 namespace {
 
+// "rank R: call: what"; "rank unknown: ..." when the rank itself is invalid.
 [[noreturn]] void invalid(int rank, std::string_view call, const std::string& what) {
-  throw InvalidArgument("rank " + std::to_string(rank) + ": " + std::string(call) + ": " + what);
+  const std::string who = rank >= 0 ? "rank " + std::to_string(rank) : std::string("rank unknown");
+  throw InvalidArgument(who + ": " + std::string(call) + ": " + what);
 }
 
 }  // namespace
 
 void validate_options(const Options& o) {
-  if (o.size < 1) invalid(o.rank, "create", "world size " + std::to_string(o.size) + " must be at least 1");
+  if (o.size < 1) invalid(o.rank < 0 ? -1 : o.rank, "create", "world size " + std::to_string(o.size) + " must be at least 1");
   if (o.rank < 0 || o.rank >= o.size)
-    invalid(o.rank, "create", "rank " + std::to_string(o.rank) + " is outside 0.." + std::to_string(o.size - 1));
+    invalid(-1, "create", "rank " + std::to_string(o.rank) + " is outside 0.." + std::to_string(o.size - 1));
   if (o.size > 1 && o.bootstrap.empty())
     invalid(o.rank, "create",
             "no bootstrap address: set RCOLL_BOOTSTRAP=host:port (or MASTER_ADDR and MASTER_PORT), "
