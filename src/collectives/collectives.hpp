@@ -35,10 +35,25 @@ struct Context {
   // Names the call in errors and logs, e.g. "allreduce #12 (4096 x float32)".
   LazyText label;
 
+  // Added to every step: a schedule built from other schedules runs each
+  // part in a phase() of its own, so that a fast rank's messages of one
+  // part never match a slow rank's receives of another.
+  std::uint32_t first_step = 0;
+
   static constexpr int step_bits = 24;
   int rank() const { return transport.rank(); }
   int size() const { return transport.size(); }
-  transport::Tag tag(std::uint32_t step) const { return tag_base | (step & ((1u << step_bits) - 1)); }
+  transport::Tag tag(std::uint32_t step) const {
+    return tag_base | ((first_step + step) & ((1u << step_bits) - 1));
+  }
+  // This context for part `part` of a composed schedule: its steps moved
+  // up by part * phase_steps (no schedule uses more steps than that).
+  static constexpr std::uint32_t phase_steps = 1u << 20;
+  Context phase(std::uint32_t part) const {
+    Context c = *this;
+    c.first_step += part * phase_steps;
+    return c;
+  }
 };
 
 // Where each rank's block lies in a buffer of per-rank blocks (allgather,
