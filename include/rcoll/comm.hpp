@@ -206,6 +206,43 @@ class Comm {
     scatter(send.data(), recv.data(), recv.size(), dtype_of_v<T>, root, call);
   }
 
+  // Typed forms of the v-variants: blocks that run past a span are refused
+  // (InvalidArgument) before anything is sent.
+  template <typename T>
+  void allgatherv(std::span<const T> send, std::span<T> recv, std::span<const std::size_t> counts,
+                  std::span<const std::size_t> displs, const CallOptions& call = {}) {
+    check_extent("allgatherv", "recv", counts, displs, recv.size());
+    allgatherv(send.data(), send.size(), recv.data(), counts, displs, dtype_of_v<T>, call);
+  }
+  template <typename T>
+  void reduce_scatter_v(std::span<const T> send, std::span<T> recv, std::span<const std::size_t> counts, ReduceOp op,
+                        const CallOptions& call = {}) {
+    check_span("reduce_scatter_v", "send", sum_of(counts), send.size());
+    if (static_cast<std::size_t>(rank()) < counts.size())
+      check_span("reduce_scatter_v", "recv", counts[static_cast<std::size_t>(rank())], recv.size());
+    reduce_scatter_v(send.data(), recv.data(), counts, dtype_of_v<T>, op, call);
+  }
+  template <typename T>
+  void alltoallv(std::span<const T> send, std::span<const std::size_t> send_counts,
+                 std::span<const std::size_t> send_displs, std::span<T> recv, std::span<const std::size_t> recv_counts,
+                 std::span<const std::size_t> recv_displs, const CallOptions& call = {}) {
+    check_extent("alltoallv", "send", send_counts, send_displs, send.size());
+    check_extent("alltoallv", "recv", recv_counts, recv_displs, recv.size());
+    alltoallv(send.data(), send_counts, send_displs, recv.data(), recv_counts, recv_displs, dtype_of_v<T>, call);
+  }
+  template <typename T>
+  void gatherv(std::span<const T> send, std::span<T> recv, std::span<const std::size_t> counts,
+               std::span<const std::size_t> displs, int root, const CallOptions& call = {}) {
+    if (rank() == root) check_extent("gatherv", "recv", counts, displs, recv.size());
+    gatherv(send.data(), send.size(), recv.data(), counts, displs, dtype_of_v<T>, root, call);
+  }
+  template <typename T>
+  void scatterv(std::span<const T> send, std::span<const std::size_t> counts, std::span<const std::size_t> displs,
+                std::span<T> recv, int root, const CallOptions& call = {}) {
+    if (rank() == root) check_extent("scatterv", "send", counts, displs, send.size());
+    scatterv(send.data(), counts, displs, recv.data(), recv.size(), dtype_of_v<T>, root, call);
+  }
+
   // For tests and tools: the implementation behind this communicator.
   comm::CommImpl& impl() noexcept { return *impl_; }
 
@@ -214,6 +251,11 @@ class Comm {
   // InvalidArgument "rank R: call: <which> span has <got> elements, expected <expected>".
   void check_span(const char* call, const char* which, std::size_t expected, std::size_t got) const;
   std::size_t times_size(std::size_t count) const { return count * static_cast<std::size_t>(size()); }
+  // InvalidArgument when a block (displs[r] + counts[r]) ends past `length`
+  // elements; counts and displs of different lengths are left to the call's own check.
+  void check_extent(const char* call, const char* which, std::span<const std::size_t> counts,
+                    std::span<const std::size_t> displs, std::size_t length) const;
+  static std::size_t sum_of(std::span<const std::size_t> counts) noexcept;
   std::unique_ptr<comm::CommImpl> impl_;
 };
 

@@ -1,5 +1,6 @@
 // The public Comm: argument forwarding to CommImpl, and the two ways to
 // create one (from the environment, from explicit options).
+#include <algorithm>
 #include <memory>
 #include <new>
 #include <string>
@@ -227,6 +228,22 @@ void Comm::check_span(const char* call, const char* which, std::size_t expected,
   if (got != expected)
     throw InvalidArgument("rank " + std::to_string(rank()) + ": " + call + ": " + which + " span has " +
                           std::to_string(got) + " elements, expected " + std::to_string(expected));
+}
+
+void Comm::check_extent(const char* call, const char* which, std::span<const std::size_t> counts,
+                        std::span<const std::size_t> displs, std::size_t length) const {
+  for (std::size_t r = 0; r < std::min(counts.size(), displs.size()); ++r) {
+    if (counts[r] == 0 || (displs[r] <= length && counts[r] <= length - displs[r])) continue;
+    throw InvalidArgument("rank " + std::to_string(rank()) + ": " + call + ": " + which + " block of rank " +
+                          std::to_string(r) + " (" + std::to_string(counts[r]) + " at " + std::to_string(displs[r]) +
+                          ") runs past the span's " + std::to_string(length) + " elements");
+  }
+}
+
+std::size_t Comm::sum_of(std::span<const std::size_t> counts) noexcept {
+  std::size_t total = 0;
+  for (std::size_t c : counts) total += c;
+  return total;
 }
 
 void Comm::check_same_length(std::size_t send, std::size_t recv) const {

@@ -259,6 +259,13 @@ TEST(CollectiveSetArguments, AreCheckedBeforeAnythingIsSent) {
         c.allgather(std::span<const std::int32_t>(a.data(), 4), std::span<std::int32_t>(b.data(), 11));
       },
       "allgather: recv span has 11 elements, expected 12");
+  const std::vector<std::size_t> past{1, 1, 9}, at_displs{0, 1, 22};
+  expect_refused(
+      [&](Comm& c) {
+        c.allgatherv(std::span<const std::int32_t>(a.data(), past[static_cast<std::size_t>(c.rank())]),
+                     std::span<std::int32_t>(b.data(), 30), past, at_displs);
+      },
+      "allgatherv: recv block of rank 2 (9 at 22) runs past the span's 30 elements");
 }
 
 TEST(CollectiveSetCheck, RanksThatDisagreeOnVCountsRaiseMismatchError) {
