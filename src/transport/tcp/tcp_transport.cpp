@@ -15,7 +15,7 @@ namespace {
 
 constexpr std::size_t preferred_segment = 512 * 1024;
 constexpr int max_events = 64;
-// At most one line a period about strangers' connections (drop_tally.hpp).
+// At most one line a period about strangers' connections (common/drop_summary.hpp).
 constexpr std::chrono::seconds drop_report_period{5};
 
 }  // namespace
@@ -23,7 +23,7 @@ constexpr std::chrono::seconds drop_report_period{5};
 TcpTransport::TcpTransport(const TransportConfig& config)
     : config_(config),
       send_buffer_(SendBuffer::for_this_host(config.tcp_send_buffer)),
-      drops_(config.rank, drop_report_period) {
+      drops_("rank " + std::to_string(config.rank) + ": tcp listener", drop_report_period, Clock::now()) {
   if (config_.size < 1 || config_.rank < 0 || config_.rank >= config_.size)
     throw InvalidArgument("tcp transport: rank " + std::to_string(config_.rank) + " is not in a world of " +
                           std::to_string(config_.size));
