@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "common/fd_limit.hpp"
 #include "common/log.hpp"
 #include "common/socket_util.hpp"
 #include "rcoll/errors.hpp"
@@ -36,7 +37,11 @@ ServerLoop::ServerLoop(Settings settings, int listen_fd, int wake_fd, const std:
       stop_requested_(stop_requested),
       joined_(joined),
       job_(settings_.size, settings_.job_token, Clock::now() + settings_.join_timeout),
-      drops_("bootstrap", drop_report_interval, Clock::now()) {}
+      drops_("bootstrap", drop_report_interval, Clock::now()) {
+  // Every rank's session, as many unauthenticated ones, and a few more.
+  const auto size = static_cast<std::size_t>(settings_.size);
+  ensure_fd_limit(2 * size + max_extra_unauthenticated + 64, "bootstrap");
+}
 
 ServerLoop::Result ServerLoop::run() {
   for (;;) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/fd_limit.hpp"
 #include "common/log.hpp"
 #include "rcoll/errors.hpp"
 #include "transport/tcp/endpoint.hpp"
@@ -28,6 +29,9 @@ TcpTransport::TcpTransport(const TransportConfig& config)
     throw InvalidArgument("tcp transport: rank " + std::to_string(config_.rank) + " is not in a world of " +
                           std::to_string(config_.size));
   log::debug("rank {}: tcp send buffer: {}", config_.rank, send_buffer_.reason);
+  // A connection per peer, as many pending handshakes (max_pending), and a few more.
+  ensure_fd_limit(static_cast<std::size_t>(config_.size) + max_pending() + 64,
+                  "rank " + std::to_string(config_.rank) + ": tcp transport");
   caps_.zero_copy_send = true;
   caps_.zero_copy_recv = true;
   caps_.eager_limit = std::max(free_eager_limit, credited_eager_limit(config_.size));
