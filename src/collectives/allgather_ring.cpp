@@ -18,8 +18,8 @@ void allgather_ring(const Context& ctx, const void* send, void* recv, const Bloc
   copy_block(buf + blocks.offset(rank), send, blocks.bytes(rank));
   const std::size_t largest = largest_block(blocks, n) / blocks.unit;
   if (n == 1 || largest == 0) return;
-  const Ring ring{buf,      0, blocks.unit, run_segment(largest, blocks.unit, ctx.segment_bytes),
-                  n,        wrap(rank - 1, n), wrap(rank + 1, n), &blocks};
+  const std::size_t segment = run_segment(largest, blocks.unit, ctx.segment_bytes);
+  const Ring ring{buf, 0, blocks.unit, segment, n, wrap(rank - 1, n), wrap(rank + 1, n), &blocks};
   ring_allgather(ctx, ring, rank, 0, "allgather ring");
 }
 

@@ -6,12 +6,15 @@
 // the Soft-RoCE guest only, with fewer cases (collective_job.hpp).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
 #include "support/block_cases.hpp"
 #include "support/collective_job.hpp"
+#include "collectives/requests.hpp"
 #include "support/run_ranks.hpp"
 #include "tuning/catalog.hpp"
 
@@ -130,6 +133,43 @@ TEST_P(AllgathervTest, EmptyBlocksAndGappedReverseDisplacementsAndUniformBlocks)
 
 INSTANTIATE_TEST_SUITE_P(All, AllgathervTest,
                          ::testing::ValuesIn(test::worlds_and(tuning::allgatherv_collective().algorithms)), name);
+
+// Over TCP, pieces above the eager limit stay pending until the receiver
+// posts for them. With its right neighbour late, a ring rank keeps depth
+// sends in flight and queues the rest as runs (at most two per step: the
+// longer and the shorter pieces of a block), and posts depth receives.
+TEST(AllgatherRing, KeepsItsBookkeepingWithinTheDepthForALateNeighbour) {
+  RCOLL_SKIP_UNLESS_AVAILABLE("tcp");
+  constexpr int ranks = 3;
+  constexpr std::size_t segment = 128 << 10;
+  Job job("tcp", ranks);
+  Layout layout{0, 1, {8 << 20, (5 << 20) + 3, 8 << 20}, {(13 << 20) + 3, 0, (5 << 20) + 3}};
+  const Blocks blocks = layout.blocks();
+  std::vector<std::size_t> sends(ranks), slots(ranks);
+  std::vector<std::string> errors(ranks);
+  test::run_ranks(ranks, [&](int rank) {
+    std::vector<std::byte> recv(layout.extent(ranks));
+    std::byte one{1};
+    const Layout tiny = test::uniform_layout(1);
+    const Blocks tiny_blocks = tiny.blocks();
+    allgather_ring(job.context(rank, 0, "connect"), &one, recv.data(), tiny_blocks);  // connected
+    test::put_block(recv.data(), blocks, rank, blocks.offset(rank));
+    if (rank == 1) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    bookkeeping_peak() = {};
+    allgather_ring(job.context(rank, 2, "allgather", segment), recv.data() + blocks.offset(rank), recv.data(), blocks);
+    sends[rank] = bookkeeping_peak().send_entries;
+    slots[rank] = bookkeeping_peak().receive_slots;
+    for (int r = 0; r < ranks && errors[rank].empty(); ++r)
+      for (std::size_t j = 0; j < blocks.bytes(r); j += 4093)
+        if (recv[blocks.offset(r) + j] != test::block_byte(r, j)) errors[rank] = "block " + std::to_string(r) + " wrong at " + std::to_string(j) + ": " + std::to_string(int(recv[blocks.offset(r) + j]));
+  });
+  const std::size_t depth = 8;  // the Job's depth for even calls
+  for (int rank = 0; rank < ranks; ++rank) {
+    EXPECT_EQ(errors[rank], "") << "rank " << rank;
+    EXPECT_LE(slots[rank], depth) << "rank " << rank;
+  }
+  EXPECT_LE(sends[0], depth + 2 * (ranks - 1));
+}
 
 }  // namespace
 }  // namespace rcoll::collectives
