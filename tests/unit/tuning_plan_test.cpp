@@ -118,6 +118,26 @@ TEST(Plan, AllgatherGatherScatterLatencyAlgorithmsSmallBandwidthLarge) {
   EXPECT_EQ(three.tables().gather.at(8).algorithm->id, GatherAlgo::linear);
 }
 
+// The same agreement for the allgather, gather and scatter tables (their
+// costs are linear in the size between breakpoints, as the planner assumes).
+TEST(Plan, AllgatherGatherScatterRangesAgreeWithTheModelsArgmin) {
+  std::mt19937_64 random(11);
+  for (const LinkCost& link : sample_links())
+    for (int size : {1, 2, 3, 5, 8, 31, 64}) {
+      const PlanInputs in = inputs(size, link, std::size_t{512} << 10, std::size_t{64} << 10);
+      const Plan plan = make_plan(in);
+      const PlanTables& t = plan.tables();
+      for (std::size_t bytes : check_sizes(t.allgather, in, random))
+        ASSERT_TRUE(t.allgather.at(bytes) == choose(allgather_collective(), in, bytes)) << "allgather " << bytes;
+      for (std::size_t bytes : check_sizes(t.allgatherv, in, random))
+        ASSERT_TRUE(t.allgatherv.at(bytes) == choose(allgatherv_collective(), in, bytes)) << "allgatherv " << bytes;
+      for (std::size_t bytes : check_sizes(t.gather, in, random))
+        ASSERT_TRUE(t.gather.at(bytes) == choose(gather_collective(), in, bytes)) << "gather " << bytes;
+      for (std::size_t bytes : check_sizes(t.scatter, in, random))
+        ASSERT_TRUE(t.scatter.at(bytes) == choose(scatter_collective(), in, bytes)) << "scatter " << bytes;
+    }
+}
+
 // Once the ring wins at some size it keeps winning above it: no flip-flopping.
 TEST(Plan, RingOnceChosenStaysChosenForLargerSizes) {
   for (int size = 2; size <= 64; ++size) {
