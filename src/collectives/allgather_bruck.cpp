@@ -7,6 +7,7 @@
 // itself; every other rank works in a scratch buffer of S bytes.
 // lg (alpha) + (n-1)/n S beta, plus the copies of S/n in and S out.
 #include <algorithm>
+#include <cstring>
 
 #include "collectives/algorithms.hpp"
 #include "collectives/block_moves.hpp"

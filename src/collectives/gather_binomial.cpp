@@ -6,6 +6,9 @@
 // end of recv (binomial_blocks.hpp). lg (alpha) + (n-1)/n S beta, plus the
 // copies: each inner rank's own block into scratch, and the root's
 // wrapping run.
+#include <cstring>
+#include <vector>
+
 #include "collectives/algorithms.hpp"
 #include "collectives/binomial_blocks.hpp"
 #include "collectives/block_moves.hpp"
@@ -63,7 +66,8 @@ void gather_binomial(const Context& ctx, const void* send, void* recv, const Blo
   const TreeLinks links = binomial_tree(rank, n, root);
   if (rank == root) return gather_at_root(ctx, static_cast<std::byte*>(recv), e, links, root);
   if (links.children.empty())
-    return send_message(ctx, links.parent, 0, send, e, step_label(ctx, "gather binomial send to rank {}", links.parent));
+    return send_message(ctx, links.parent, 0, send, e,
+                        step_label(ctx, "gather binomial send to rank {}", links.parent));
   gather_inner(ctx, send, e, links, root);
 }
 

@@ -7,6 +7,9 @@
 // in scratch (binomial_blocks.hpp). lg (alpha) + (n-1)/n S beta, plus the
 // copies: each inner rank's own block out of scratch, and the root's
 // wrapping run.
+#include <cstring>
+#include <vector>
+
 #include "collectives/algorithms.hpp"
 #include "collectives/binomial_blocks.hpp"
 #include "collectives/block_moves.hpp"

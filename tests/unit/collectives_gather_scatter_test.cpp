@@ -48,16 +48,18 @@ std::string first_difference(const std::vector<std::byte>& got, const std::vecto
   return {};
 }
 
-// Every root; 0, 1, 3 and 1001 bytes per rank and 3 elements of 4 bytes,
-// or the v layouts (test::v_layout); both placements. Reduced: the first
-// and last root.
-std::vector<Case> cases(const std::string& kind, int size, bool v) {
+// Every root; 0, 1, 3 and 1001 bytes per rank, 3 elements of 4 bytes and
+// half the eager limit + 1 (a subtree of two blocks or more goes by
+// rendezvous), or the v layouts (test::v_layout); both placements.
+// Reduced: the first and last root.
+std::vector<Case> cases(const Job& job, const std::string& kind, int size, bool v) {
   std::vector<Layout> layouts;
   if (v) {
     layouts = {test::v_layout(size, 1), test::v_layout(size, 4)};
   } else {
     for (std::size_t each : {0, 1, 3, 1001}) layouts.push_back(test::uniform_layout(each));
     layouts.push_back(test::uniform_layout(3, 4));
+    if (job.eager_limit() <= (std::size_t{1} << 20)) layouts.push_back(test::uniform_layout(job.eager_limit() / 2 + 1));
   }
   std::vector<int> roots;
   for (int root = 0; root < size; ++root)
@@ -145,7 +147,8 @@ class GatherTest : public test::OnBackend<GatherParam> {};
 TEST_P(GatherTest, TheRootGetsEveryBlockInPlaceFromEveryRoot) {
   const auto& [kind, size, algo] = GetParam();
   Job job(kind, size);
-  run_cases(job, tuning::find_algorithm(tuning::gather_collective(), algo).run, cases(kind, size, false), gather_case);
+  run_cases(job, tuning::find_algorithm(tuning::gather_collective(), algo).run, cases(job, kind, size, false),
+            gather_case);
 }
 
 INSTANTIATE_TEST_SUITE_P(All, GatherTest, ::testing::ValuesIn(test::worlds_and(tuning::gather_collective().algorithms)),
@@ -156,8 +159,8 @@ class GathervTest : public test::OnBackend<GatherParam> {};
 TEST_P(GathervTest, EmptyBlocksAndGappedReverseDisplacementsFromEveryRoot) {
   const auto& [kind, size, algo] = GetParam();
   Job job(kind, size);
-  std::vector<Case> all = cases(kind, size, true);
-  for (Case& c : cases(kind, size, false)) all.push_back(std::move(c));
+  std::vector<Case> all = cases(job, kind, size, true);
+  for (Case& c : cases(job, kind, size, false)) all.push_back(std::move(c));
   run_cases(job, tuning::find_algorithm(tuning::gatherv_collective(), algo).run, all, gather_case);
 }
 
@@ -174,7 +177,7 @@ class ScatterTest : public test::OnBackend<ScatterParam> {};
 TEST_P(ScatterTest, EveryRankGetsItsBlockFromEveryRoot) {
   const auto& [kind, size, algo] = GetParam();
   Job job(kind, size);
-  run_cases(job, tuning::find_algorithm(tuning::scatter_collective(), algo).run, cases(kind, size, false),
+  run_cases(job, tuning::find_algorithm(tuning::scatter_collective(), algo).run, cases(job, kind, size, false),
             scatter_case);
 }
 
@@ -187,8 +190,8 @@ class ScattervTest : public test::OnBackend<ScatterParam> {};
 TEST_P(ScattervTest, EmptyBlocksAndGappedReverseDisplacementsFromEveryRoot) {
   const auto& [kind, size, algo] = GetParam();
   Job job(kind, size);
-  std::vector<Case> all = cases(kind, size, true);
-  for (Case& c : cases(kind, size, false)) all.push_back(std::move(c));
+  std::vector<Case> all = cases(job, kind, size, true);
+  for (Case& c : cases(job, kind, size, false)) all.push_back(std::move(c));
   run_cases(job, tuning::find_algorithm(tuning::scatterv_collective(), algo).run, all, scatter_case);
 }
 
