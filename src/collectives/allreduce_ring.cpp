@@ -74,7 +74,8 @@ void allreduce_ring(const Context& ctx, const void* send, void* recv, std::size_
   const std::size_t element_size = dtype_size(type);
   const std::size_t largest_chunk = ring_chunk(count, n, 0).count;
   const std::size_t segment = run_segment(largest_chunk, element_size, ctx.segment_bytes);
-  Ring ring{static_cast<std::byte*>(recv), count, element_size, segment, n, wrap(rank - 1, n), wrap(rank + 1, n)};
+  Ring ring{static_cast<std::byte*>(recv), count, element_size, segment, n, wrap(rank - 1, n), wrap(rank + 1, n),
+            nullptr};
   PacedSends sends(ctx, ctx.depth);  // every send to the right, both phases, in order
   RingReceives gather_items(ring, rank, static_cast<std::uint32_t>(n - 1));
   RecvWindow gather_receives(ctx, gather_items.count(), gather_items, ctx.depth, &sends);

@@ -92,6 +92,11 @@ struct Blocks {
 //   recv + blocks.offset(root) at the root is in place.
 // scatter: block r of the root's send lands in rank r's recv (at the
 //   root, recv == send + blocks.offset(root) is in place).
+// gatherv, scatterv: as in MPI the counts and displacements are
+//   significant at the root only. The root's schedule gets the v Blocks;
+//   every other rank gets uniform Blocks whose `each` is its own count, so
+//   a non-root rank's schedule may use blocks.bytes(rank) and nothing else
+//   of them (the v-variants' schedules are the linear ones, which do).
 using AllreduceSchedule = void (*)(const Context& ctx, const void* send, void* recv, std::size_t count,
                                    DataType type, ReduceOp op);
 using BcastSchedule = void (*)(const Context& ctx, void* buf, std::size_t bytes, int root);

@@ -72,6 +72,13 @@ int binomial_subtree_size(int relative, int size) {
   return std::min(lowest_bit, size - relative);
 }
 
+SplitRun relative_run(int first, int count, int root, int size) {
+  const int start = wrap(first + root, size);
+  const int head = std::min(count, size - start);
+  return {{static_cast<std::size_t>(start), static_cast<std::size_t>(head)},
+          {0, static_cast<std::size_t>(count - head)}};
+}
+
 DoublingPlan doubling_plan(int rank, int size) {
   DoublingPlan plan;
   plan.pof2 = floor_pow2(size);

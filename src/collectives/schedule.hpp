@@ -56,6 +56,17 @@ TreeLinks binomial_tree(int rank, int size, int root);
 // Number of ranks in the subtree of relative rank v (the relative ranks v .. v + result - 1).
 int binomial_subtree_size(int relative, int size);
 
+// `count` consecutive relative ranks from `first` (relative to `root`, mod
+// `size`; count <= size) as actual ranks: `head` from (first + root) mod
+// size up to at most size - 1, then `tail` from 0 (empty unless the run
+// wraps past the last rank). Where a binomial gather or scatter keeps a
+// subtree's blocks in relative order, this is where they lie in rank order.
+struct SplitRun {
+  Range head;
+  Range tail;
+};
+SplitRun relative_run(int first, int count, int root, int size);
+
 // Recursive doubling over `size` ranks. The largest power of two pof2 <=
 // size takes part in the exchange steps; rank pof2 + i (i < size - pof2)
 // first folds its vector into rank i and gets the result back at the end.

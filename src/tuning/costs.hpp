@@ -10,6 +10,20 @@
 //   bcast binomial           lg (a + S b)
 //   bcast scatter_allgather  (lg + n - 1) a + 2 S (n-1)/n b
 //   bcast chain              (n - 2 + k)(a + S/k b), k = ceil(S / segment) pieces
+//   allgather ring   (n-1) a + (n-1)/n S b + S/n b
+//   allgather rd     lg p a + (n-1)/n S b + S/n b
+//                    [+ 2 a + S/n b + (n-1)/n S b (fold, unfold) when n is not a power of two p]
+//   allgather bruck  lg a + (n-1)/n S b + S/n b + S b
+//   gather/scatter linear    (n-1) a + (n-1)/n S b + S/n b
+//   gather/scatter binomial  lg a + (n-1)/n S b + (lg + w(n)) S/n b
+// where S/n b is the own block's copy into place (out of place; all alike),
+// S b Bruck's rotation out of scratch, and (lg + w) S/n b the binomial's
+// copies: lg - 1 inner ranks on the longest path stage their own block,
+// the root its own, and w(n) blocks on average over the roots of the one
+// child run that wraps past the buffer's end. Copies are priced at b, a
+// stand-in for memcpy's rate. Without contention rd is never dearer than
+// the ring on a power of two (the same bytes, fewer steps): the ring is
+// chosen for large messages on other sizes, and it is the v-variant.
 //
 // Ranks that share cores (CostModel::shared_cores): every byte that crosses
 // a link also costs its sender's and its receiver's CPU a copy, and the

@@ -144,6 +144,30 @@ TEST(BinomialTree, ChildrenSmallestSubtreeFirst) {
   EXPECT_EQ(five.children, (std::vector<int>{0}));
 }
 
+TEST(RelativeRun, MapsRelativeRanksToRankOrderSplittingAtTheEnd) {
+  for (int size = 1; size <= 9; ++size)
+    for (int root = 0; root < size; ++root)
+      for (int first = 0; first < size; ++first)
+        for (int count = 0; count <= size; ++count) {
+          const SplitRun run = relative_run(first, count, root, size);
+          ASSERT_EQ(run.head.count + run.tail.count, static_cast<std::size_t>(count));
+          ASSERT_LE(run.head.end(), static_cast<std::size_t>(size));
+          ASSERT_EQ(run.tail.offset, 0u);
+          if (run.tail.count > 0) {
+            ASSERT_EQ(run.head.end(), static_cast<std::size_t>(size));
+          }
+          // Relative rank first + j is rank (first + j + root) mod size: j-th of head, then of tail.
+          for (int j = 0; j < count; ++j) {
+            const auto at = static_cast<std::size_t>(j) < run.head.count ? run.head.offset + j
+                                                                           : run.tail.offset + (j - run.head.count);
+            ASSERT_EQ(at, static_cast<std::size_t>(wrap(first + j + root, size)));
+          }
+        }
+  // Root 5 of 8: relative ranks 2..5 are ranks 7, 0, 1, 2.
+  EXPECT_EQ(relative_run(2, 4, 5, 8).head, (Range{7, 1}));
+  EXPECT_EQ(relative_run(2, 4, 5, 8).tail, (Range{0, 3}));
+}
+
 TEST(RecursiveDoubling, FoldedRanksPairUpAndPartnersAreMutual) {
   for (int size = 1; size <= 64; ++size) {
     const int pof2 = floor_pow2(size);
