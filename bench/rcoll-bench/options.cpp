@@ -17,23 +17,26 @@ constexpr const char* kUsage =
     "  --warmup N          untimed iterations per size (default 5)\n"
     "  --dtype T           int8 uint8 int32 uint32 int64 uint64 float16 bfloat16\n"
     "                      float32 float64 (default float32)\n"
-    "  --redop OP          sum|prod|min|max (allreduce, reduce, reduce_scatter; default sum)\n"
+    "  --redop OP          sum|prod|min|max, for allreduce, reduce, reduce_scatter\n"
+    "                      (default sum)\n"
     "  --root R            root of bcast, reduce, gather, scatter (default 0)\n"
     "  --algo A            allreduce: auto|ring|tree|rd;\n"
     "                      bcast: auto|binomial|scatter_allgather|chain;\n"
     "                      reduce: auto|binomial|reduce_scatter_gather;\n"
     "                      allgather: auto|ring|rd|bruck;\n"
     "                      reduce_scatter: auto|ring|recursive_halving;\n"
-    "                      alltoall: auto|pairwise|bruck; gather, scatter: auto|binomial|linear\n"
+    "                      alltoall: auto|pairwise|bruck;\n"
+    "                      gather, scatter: auto|binomial|linear\n"
     "  --inplace           use one buffer for input and output (rcoll::in_place:\n"
     "                      reduce, gather and scatter at the root); not for alltoall\n"
     "  --check             verify results; exit 1 on any wrong element\n"
     "  --json FILE         also write the results as JSON (rank 0)\n"
     "  --print-plan        rank 0 prints the communicator's algorithm plan first\n"
-    "sizes take K, M, G suffixes (binary: 1K = 1024). As in nccl-tests, a size is the\n"
-    "vector of allreduce, bcast and reduce; a rank's receive buffer for allgather, the\n"
-    "root's for gather; a rank's send buffer for reduce_scatter and alltoall, the\n"
-    "root's for scatter; a rank's block is size / ranks, in whole elements.\n"
+    "sizes take K, M, G suffixes (binary: 1K = 1024). As in nccl-tests, a size is\n"
+    "the vector of allreduce, bcast and reduce; a rank's receive buffer for\n"
+    "allgather, the root's for gather; a rank's send buffer for reduce_scatter and\n"
+    "alltoall, the root's for scatter; a rank's block is size / ranks, in whole\n"
+    "elements.\n"
     "Run under the launcher: tools/rcoll-run -n 4 -- rcoll-bench --op allreduce --check\n";
 
 DataType parse_dtype(const std::string& text) {
@@ -50,9 +53,9 @@ ReduceOp parse_redop(const std::string& text) {
   throw UsageError("unknown --redop '" + text + "' (expected sum, prod, min or max)");
 }
 
-constexpr BenchOp kOps[] = {BenchOp::allreduce, BenchOp::bcast,  BenchOp::barrier, BenchOp::reduce,
-                            BenchOp::allgather, BenchOp::reduce_scatter, BenchOp::alltoall,
-                            BenchOp::gather,    BenchOp::scatter};
+constexpr BenchOp kOps[] = {BenchOp::allreduce, BenchOp::bcast,          BenchOp::barrier,
+                            BenchOp::reduce,    BenchOp::allgather,      BenchOp::reduce_scatter,
+                            BenchOp::alltoall,  BenchOp::gather,         BenchOp::scatter};
 
 BenchOp parse_op(const std::string& text) {
   for (auto op : kOps)

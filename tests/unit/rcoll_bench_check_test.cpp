@@ -21,9 +21,9 @@ namespace {
 
 using Ints = std::vector<std::int64_t>;
 
-constexpr BenchOp kCheckedOps[] = {BenchOp::allreduce, BenchOp::bcast,  BenchOp::reduce,
-                                   BenchOp::allgather, BenchOp::gather, BenchOp::scatter,
-                                   BenchOp::reduce_scatter, BenchOp::alltoall};
+constexpr BenchOp kCheckedOps[] = {BenchOp::allreduce, BenchOp::bcast,          BenchOp::reduce,
+                                   BenchOp::allgather, BenchOp::reduce_scatter, BenchOp::alltoall,
+                                   BenchOp::gather,    BenchOp::scatter};
 constexpr ReduceOp kRedops[] = {ReduceOp::sum, ReduceOp::prod, ReduceOp::min, ReduceOp::max};
 
 // Every rank's buffers as integers (0 where nothing is written: the
