@@ -14,6 +14,11 @@ from . import results
 
 # Seconds a job may linger after writing its complete results.
 STUCK_GRACE_S = 5.0
+# How the note of a job starts whose program exited with status 2 and no
+# results: it refused its command line (rcoll-bench, the peers and
+# rcoll-run's ranks exit 2 for a bad command line), e.g. an op it does not
+# know yet; no other job of that (library, op) is run.
+REFUSED = "refused its command line"
 
 
 def _stop(procs):
@@ -100,6 +105,8 @@ def run_job(lib, op, ranks, sizes, iters, warmup, paths, timeout_s):
         # errors are in the document and reported, not dropped.
         if doc is None or status not in (0, 1):
             tail = "\n".join(text.strip().splitlines()[-6:])
+            if doc is None and status == 2:
+                return None, f"{REFUSED} (exit status 2): {tail}", seconds
             return None, f"exit status {status} after {seconds:.0f} s: {tail}", seconds
         if stuck:
             doc["stuck_at_exit"] = True
