@@ -106,7 +106,10 @@ def run_job(lib, op, ranks, sizes, iters, warmup, paths, timeout_s):
         if doc is None or status not in (0, 1):
             tail = "\n".join(text.strip().splitlines()[-6:])
             if doc is None and status == 2:
-                return None, f"{REFUSED} (exit status 2): {tail}", seconds
+                # The program's own complaint comes first, before its usage text.
+                first = next((line for line in text.splitlines() if line.strip()), "")
+                return None, f"{REFUSED} (exit status 2; no other job of this library and op is run): {first}", \
+                    seconds
             return None, f"exit status {status} after {seconds:.0f} s: {tail}", seconds
         if stuck:
             doc["stuck_at_exit"] = True

@@ -320,6 +320,27 @@ class PureFunctions(unittest.TestCase):
         self.assertTrue(appended.rstrip().endswith(report.END))
 
 
+@unittest.skipUnless(shutil.which("g++"), "no g++")
+class PeerCheckConvention(unittest.TestCase):
+    """peer_check_test.cpp: the peers' --check data (bench/peers/common/
+    check_data.hpp) against a serial model of every op, built with the
+    flags of compare_lib.build (no MPI or Gloo needed)."""
+
+    def test_every_op_world_size_and_root(self):
+        peers = os.path.join(SOURCE, "bench", "peers")
+        sources = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "peer_check_test.cpp")]
+        sources += [os.path.join(peers, "common", c) for c in ("check_data.cpp", "peer_layout.cpp", "peer_options.cpp")]
+        sources += [os.path.join(SOURCE, "bench", "common", c) for c in ("args.cpp", "sizes.cpp")]
+        with tempfile.TemporaryDirectory() as tmp:
+            program = os.path.join(tmp, "peer_check_test")
+            built = subprocess.run(["g++"] + build.FLAGS + ["-iquote", os.path.join(SOURCE, "bench"), "-iquote", peers]
+                                   + sources + ["-o", program], capture_output=True, text=True, check=False)
+            self.assertEqual(built.returncode, 0, built.stderr[-3000:])
+            done = subprocess.run([program], capture_output=True, text=True, timeout=120, check=False)
+        self.assertEqual(done.returncode, 0, done.stderr[-3000:])
+        self.assertRegex(done.stdout, r"^\d+ cases, 0 failures")
+
+
 @unittest.skipUnless(os.environ.get("RCOLL_BUILD_DIR"), "RCOLL_BUILD_DIR (the build tree) is not set")
 class QuickRun(unittest.TestCase):
     """bench/compare --quick --libs rcoll --ranks 2 --reps 1, end to end."""
