@@ -89,11 +89,15 @@ def describe_bands(sizes, quick=False):
 
 def format_bytes(n):
     """In the largest unit that divides n (8 B, 4 KiB, 3 MiB, 1536 KiB), or
-    that leaves only a few bytes (1 MiB+4), else in bytes (1536 B)."""
+    that leaves only a few bytes over or short (1 MiB+4; 1 MiB-4, a size
+    the blocked ops rounded down to whole elements per rank), else in bytes
+    (1536 B)."""
     for unit, shift in (("MiB", 20), ("KiB", 10)):
         whole, rest = divmod(n, 1 << shift)
         if whole and rest == 0:
             return f"{whole} {unit}"
         if whole and rest < 64:
             return f"{whole} {unit}+{rest}"
+        if (1 << shift) - rest < 64:
+            return f"{whole + 1} {unit}-{(1 << shift) - rest}"
     return f"{n} B"

@@ -218,6 +218,8 @@ class PureFunctions(unittest.TestCase):
         self.assertEqual(sum(len(b[1]) for b in banded), len(sizes))
         self.assertEqual(sweep.format_bytes(MIB + 4), "1 MiB+4")
         self.assertEqual(sweep.format_bytes(3 << 10), "3 KiB")
+        self.assertEqual([sweep.format_bytes(b) for b in (12, 4092, 65532, MIB - 4, 3 * MIB - 12, 960)],
+                         ["12 B", "4 KiB-4", "64 KiB-4", "1 MiB-4", "3 MiB-12", "960 B"])
 
     def test_plan_alternates_and_rotates(self):
         jobs = schedule.plan(["allreduce"], [2], [("small", [8], 5, 1)], 2, ["rcoll", "openmpi", "gloo"])
