@@ -343,6 +343,52 @@ class PeerCheckConvention(unittest.TestCase):
         self.assertRegex(done.stdout, r"^\d+ cases, 0 failures")
 
 
+@unittest.skipUnless(os.path.exists("/usr/include/gloo/reduce_scatter.h") and shutil.which("g++"),
+                     "Gloo (libgloo-dev) is not installed")
+class GlooRun(unittest.TestCase):
+    """bench/compare --quick --libs gloo --ranks 3 with three of the newer
+    ops, end to end through the peer program: every op at its own rounded
+    sizes, --check clean. Needs no rcoll build; the programs are built into
+    RCOLL_BUILD_DIR/peers where it is set (compare's default place, where
+    the other runs' limit probes already are), else a temporary folder."""
+
+    OPS = ("reduce_scatter", "alltoall", "gather")
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="compare-test-")
+        cls.out = os.path.join(cls.tmp.name, "out")
+        build_dir = os.environ.get("RCOLL_BUILD_DIR") or cls.tmp.name
+        cls.completed = subprocess.run(
+            [os.path.join(SOURCE, "bench", "compare"), "--quick", "--libs", "gloo", "--ranks", "3", "--reps", "1",
+             "--ops", ",".join(cls.OPS), "--out", cls.out, "--peers-dir", os.path.join(build_dir, "peers"),
+             "--job-timeout", "120"], capture_output=True, text=True, timeout=280, check=False)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_every_op_checked_at_its_sizes(self):
+        self.assertEqual(self.completed.returncode, 0, self.completed.stderr[-3000:])
+        with open(os.path.join(self.out, "compare.json"), encoding="utf-8") as f:
+            doc = json.load(f)
+        self.assertEqual(doc["failures"], [])
+        self.assertEqual(set(doc["summary"]), {f"{op} 3" for op in self.OPS})
+        for op in self.OPS:
+            samples = [s for s in doc["samples"] if s["op"] == op]
+            self.assertEqual(sorted(s["bytes"] for s in samples), sweep.op_sizes(op, 3, sweep.quick_sizes()), op)
+            for s in samples:
+                self.assertEqual(s["errors"], 0, s)
+                self.assertGreater(s["time_us"], 0, s)
+        # busbw from the median time with nccl-tests' factor (alltoall: (n-1)/n).
+        cell = doc["summary"]["alltoall 3"]["gloo"]["65532"]
+        self.assertAlmostEqual(cell["busbw_GBps"], 65532 / (cell["time_us"] * 1e-6) / 1e9 * 2 / 3)
+        with open(os.path.join(self.out, "compare.md"), encoding="utf-8") as f:
+            text = f.read()
+        self.assertIn("##### reduce_scatter, 3 ranks", text)
+        self.assertIn("| 64 KiB-4 |", text)
+
+
 @unittest.skipUnless(os.environ.get("RCOLL_BUILD_DIR"), "RCOLL_BUILD_DIR (the build tree) is not set")
 class QuickRun(unittest.TestCase):
     """bench/compare --quick --libs rcoll --ranks 2 --reps 1, end to end."""
