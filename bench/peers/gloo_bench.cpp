@@ -30,9 +30,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <functional>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -87,63 +87,9 @@ class GlooBackend {
     held_.reset();
     // Gloo's input pointers are non-const; it only reads them.
     auto* input = const_cast<float*>(in);
-    const std::size_t count = layout.count;
-    const std::size_t block = layout.block;
-    const bool at_root = rank() == root;
-    switch (op) {
-      case PeerOp::allreduce: {
-        auto o = std::make_unique<gloo::AllreduceOptions>(context_);
-        if (in != out) o->setInput(input, count);
-        o->setOutput(out, count);
-        o->setReduceFunction(static_cast<ReduceFn>(&gloo::sum<float>));
-        return bind(std::move(o), [](gloo::AllreduceOptions& x) { gloo::allreduce(x); });
-      }
-      case PeerOp::bcast: {
-        auto o = std::make_unique<gloo::BroadcastOptions>(context_);
-        o->setOutput(out, count);
-        o->setRoot(root);
-        return bind(std::move(o), [](gloo::BroadcastOptions& x) { gloo::broadcast(x); });
-      }
-      case PeerOp::reduce: {
-        auto o = std::make_unique<gloo::ReduceOptions>(context_);
-        o->setInput(input, count);
-        o->setOutput(out, count);  // every rank: Gloo works in it off the root too
-        o->setRoot(root);
-        o->setReduceFunction(static_cast<ReduceFn>(&gloo::sum<float>));
-        return bind(std::move(o), [](gloo::ReduceOptions& x) { gloo::reduce(x); });
-      }
-      case PeerOp::allgather: {
-        auto o = std::make_unique<gloo::AllgatherOptions>(context_);
-        o->setInput(input, block);
-        o->setOutput(out, count);
-        return bind(std::move(o), [](gloo::AllgatherOptions& x) { gloo::allgather(x); });
-      }
-      case PeerOp::reduce_scatter: return prepare_reduce_scatter(in, out, layout);
-      case PeerOp::alltoall: {
-        auto o = std::make_unique<gloo::AlltoallOptions>(context_);
-        o->setInput(input, count);
-        o->setOutput(out, count);
-        return bind(std::move(o), [](gloo::AlltoallOptions& x) { gloo::alltoall(x); });
-      }
-      case PeerOp::gather: {
-        auto o = std::make_unique<gloo::GatherOptions>(context_);
-        o->setInput(input, block);
-        if (at_root) o->setOutput(out, count);
-        o->setRoot(root);
-        return bind(std::move(o), [](gloo::GatherOptions& x) { gloo::gather(x); });
-      }
-      case PeerOp::scatter: {
-        auto o = std::make_unique<gloo::ScatterOptions>(context_);
-        if (at_root) {
-          std::vector<float*> blocks;
-          for (int r = 0; r < size(); ++r) blocks.push_back(input + static_cast<std::size_t>(r) * block);
-          o->setInputs(blocks, block);
-        }
-        o->setOutput(out, block);
-        o->setRoot(root);
-        return bind(std::move(o), [](gloo::ScatterOptions& x) { gloo::scatter(x); });
-      }
-    }
+    if (op == PeerOp::reduce_scatter) prepare_reduce_scatter(in, out, layout);
+    else if (is_blocked(op)) prepare_blocks(op, input, out, layout, root);
+    else prepare_vector(op, input, out, layout.count, root);
   }
 
   void run_once() { run_(); }
@@ -172,6 +118,63 @@ class GlooBackend {
   }
 
  private:
+  // allreduce, bcast, reduce: `count` elements.
+  void prepare_vector(PeerOp op, float* in, float* out, std::size_t count, int root) {
+    if (op == PeerOp::bcast) {
+      auto o = std::make_unique<gloo::BroadcastOptions>(context_);
+      o->setOutput(out, count);
+      o->setRoot(root);
+      return bind(std::move(o), [](gloo::BroadcastOptions& x) { gloo::broadcast(x); });
+    }
+    if (op == PeerOp::reduce) {
+      auto o = std::make_unique<gloo::ReduceOptions>(context_);
+      o->setInput(in, count);
+      o->setOutput(out, count);  // every rank: Gloo works in it off the root too
+      o->setRoot(root);
+      o->setReduceFunction(static_cast<ReduceFn>(&gloo::sum<float>));
+      return bind(std::move(o), [](gloo::ReduceOptions& x) { gloo::reduce(x); });
+    }
+    auto o = std::make_unique<gloo::AllreduceOptions>(context_);
+    if (in != out) o->setInput(in, count);
+    o->setOutput(out, count);
+    o->setReduceFunction(static_cast<ReduceFn>(&gloo::sum<float>));
+    bind(std::move(o), [](gloo::AllreduceOptions& x) { gloo::allreduce(x); });
+  }
+
+  // allgather, alltoall, gather, scatter: blocks of layout.block elements.
+  void prepare_blocks(PeerOp op, float* in, float* out, const PeerLayout& layout, int root) {
+    const std::size_t count = layout.count;
+    const std::size_t block = layout.block;
+    if (op == PeerOp::allgather) {
+      auto o = std::make_unique<gloo::AllgatherOptions>(context_);
+      o->setInput(in, block);
+      o->setOutput(out, count);
+      return bind(std::move(o), [](gloo::AllgatherOptions& x) { gloo::allgather(x); });
+    }
+    if (op == PeerOp::alltoall) {
+      auto o = std::make_unique<gloo::AlltoallOptions>(context_);
+      o->setInput(in, count);
+      o->setOutput(out, count);
+      return bind(std::move(o), [](gloo::AlltoallOptions& x) { gloo::alltoall(x); });
+    }
+    if (op == PeerOp::gather) {
+      auto o = std::make_unique<gloo::GatherOptions>(context_);
+      o->setInput(in, block);
+      if (rank() == root) o->setOutput(out, count);
+      o->setRoot(root);
+      return bind(std::move(o), [](gloo::GatherOptions& x) { gloo::gather(x); });
+    }
+    auto o = std::make_unique<gloo::ScatterOptions>(context_);
+    if (rank() == root) {
+      std::vector<float*> blocks;
+      for (int r = 0; r < size(); ++r) blocks.push_back(in + static_cast<std::size_t>(r) * block);
+      o->setInputs(blocks, block);
+    }
+    o->setOutput(out, block);
+    o->setRoot(root);
+    bind(std::move(o), [](gloo::ScatterOptions& x) { gloo::scatter(x); });
+  }
+
   // Keeps `object` (an options object or an algorithm) until the next
   // prepare(); run_once() calls `call` on it.
   template <typename T, typename Call>
