@@ -127,7 +127,24 @@ void check_one(PeerOp op, int n, int root, std::size_t bytes) {
 
 }  // namespace
 
+// A few values of rcoll-bench's formulas (bench/rcoll-bench/patterns.cpp),
+// worked out by hand: the peers' values must stay the same as rcoll's.
+void check_pinned_values() {
+  const struct { long long got, want; const char* what; } pinned[] = {
+      {CheckData::block_value(2, -1, 80), 24, "block_value(2, -1, 80)"},
+      {CheckData::block_value(0, 3, 5), 68, "block_value(0, 3, 5)"},
+      {CheckData::bcast_value(1, 100), 77, "bcast_value(1, 100)"},
+      {CheckData::sum_value(2, 4, 12), (3 * 6) % 7 + 1, "sum_value(2, 4, 12)"},
+  };
+  for (const auto& p : pinned) {
+    if (p.got == p.want) continue;
+    ++failures;
+    std::fprintf(stderr, "FAIL %s = %lld, rcoll-bench's is %lld\n", p.what, p.got, p.want);
+  }
+}
+
 int main() {
+  check_pinned_values();
   const PeerOp ops[] = {PeerOp::allreduce, PeerOp::bcast, PeerOp::reduce, PeerOp::allgather,
                         PeerOp::reduce_scatter, PeerOp::alltoall, PeerOp::gather, PeerOp::scatter};
   int cases = 0;

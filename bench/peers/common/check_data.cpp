@@ -8,6 +8,8 @@ namespace {
 
 // Largest integer float32 holds exactly (and sums of it, below 2^24).
 constexpr std::int64_t kFloatExact = std::int64_t{1} << 24;
+// rcoll-bench's pattern period (7 * 11).
+constexpr std::size_t kPeriod = 77;
 
 }  // namespace
 
@@ -16,9 +18,14 @@ std::int64_t CheckData::sum_value(int rank, int size, std::size_t j) {
   return (static_cast<std::int64_t>(rank + 1) * static_cast<std::int64_t>(j % 7 + 1)) % bound + 1;
 }
 
-std::int64_t CheckData::move_value(int src, int dst, std::size_t i) {
-  return static_cast<std::int64_t>((i * 3 + static_cast<std::size_t>(src) * 7 + static_cast<std::size_t>(dst) * 11) %
-                                   97) + 1;
+std::int64_t CheckData::bcast_value(int root, std::size_t j) {
+  return static_cast<std::int64_t>((j % kPeriod * 3 + static_cast<std::size_t>(root) * 7) % 97) + 1;
+}
+
+std::int64_t CheckData::block_value(int owner, int dest, std::size_t i) {
+  const std::size_t mixed =
+      i % kPeriod * 3 + static_cast<std::size_t>(owner) * 7 + static_cast<std::size_t>(dest + 1) * 13;
+  return static_cast<std::int64_t>(mixed % 127) + 1;
 }
 
 CheckData::CheckData(const PeerOptions& options, int rank, int size)
@@ -34,10 +41,11 @@ float CheckData::input(std::size_t j, std::size_t block) const {
   switch (op_) {
     case PeerOp::allreduce: case PeerOp::reduce: case PeerOp::reduce_scatter:
       return static_cast<float>(sum_value(rank_, size_, j));
-    case PeerOp::bcast: return rank_ == root_ ? static_cast<float>(move_value(root_, 0, j)) : 0.0f;
-    case PeerOp::allgather: case PeerOp::gather: return static_cast<float>(move_value(rank_, 0, j));
+    case PeerOp::bcast: return rank_ == root_ ? static_cast<float>(bcast_value(root_, j)) : 0.0f;
+    case PeerOp::allgather: return static_cast<float>(block_value(rank_, -1, j));
+    case PeerOp::gather: return static_cast<float>(block_value(rank_, root_, j));
     case PeerOp::scatter: case PeerOp::alltoall:
-      return static_cast<float>(move_value(rank_, static_cast<int>(j / block), j % block));
+      return static_cast<float>(block_value(rank_, static_cast<int>(j / block), j % block));
   }
   return 0.0f;
 }
@@ -47,11 +55,11 @@ float CheckData::expected(std::size_t k, std::size_t block) const {
   switch (op_) {
     case PeerOp::allreduce: case PeerOp::reduce: return sums_[k % 7];
     case PeerOp::reduce_scatter: return sums_[(r * block + k) % 7];
-    case PeerOp::bcast: return static_cast<float>(move_value(root_, 0, k));
-    case PeerOp::allgather: case PeerOp::gather:
-      return static_cast<float>(move_value(static_cast<int>(k / block), 0, k % block));
-    case PeerOp::scatter: return static_cast<float>(move_value(root_, rank_, k));
-    case PeerOp::alltoall: return static_cast<float>(move_value(static_cast<int>(k / block), rank_, k % block));
+    case PeerOp::bcast: return static_cast<float>(bcast_value(root_, k));
+    case PeerOp::allgather: return static_cast<float>(block_value(static_cast<int>(k / block), -1, k % block));
+    case PeerOp::gather: return static_cast<float>(block_value(static_cast<int>(k / block), root_, k % block));
+    case PeerOp::scatter: return static_cast<float>(block_value(root_, rank_, k));
+    case PeerOp::alltoall: return static_cast<float>(block_value(static_cast<int>(k / block), rank_, k % block));
   }
   return 0.0f;
 }

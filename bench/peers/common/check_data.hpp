@@ -1,32 +1,34 @@
 // The --check data of the peer benchmarks: float32 integers that depend on
 // rank and position, so every library is verified against the same serial
-// reference that each rank computes for itself. For allreduce and bcast the
-// formulas are rcoll-bench's (bench/rcoll-bench/buffers.cpp, float32 sum);
-// the other ops extend them as follows, and rcoll-bench's --check for those
-// ops should use the same values so that the two stay reconcilable.
+// reference that each rank computes for itself. The values are rcoll-bench's
+// for float32 and sum (bench/rcoll-bench/patterns.cpp: allreduce_input,
+// bcast_input, block_input, each over a period of 77 positions; buffers.cpp:
+// which block goes where), so a peer's and rcoll's --check are one check.
 //
-// Values, with n ranks, j a position in a rank's send vector, i one within
-// a block, b the block (elements per rank, common/peer_layout.hpp):
-//   sum_value(r, j)     = ((r + 1) * (j % 7 + 1)) % bound + 1, bound = clamp(2^24 / n, 1, 7)
-//                         (rcoll-bench's allreduce_input for sum and float32)
-//   move_value(s, d, i) = (3 i + 7 s + 11 d) % 97 + 1
-//                         (a block from rank s meant for rank d; with d = 0 it
-//                         is rcoll-bench's bcast_input(s, i))
+// With n ranks, j a position in a rank's send vector, i one within a block,
+// b the block (elements per rank, common/peer_layout.hpp):
+//   sum_value(r, j)       = ((r + 1) * (j % 7 + 1)) % bound + 1, bound = clamp(2^24 / n, 1, 7)
+//   bcast_value(s, j)     = (3 (j % 77) + 7 s) % 97 + 1
+//   block_value(s, d, i)  = (3 (i % 77) + 7 s + 13 (d + 1)) % 127 + 1
+//                           (the block rank s sends towards rank d; d = -1:
+//                           the block every rank receives, allgather)
 // Inputs (rank r's send buffer, position j) and what rank r must receive at
 // position k:
-//   allreduce, reduce   in sum_value(r, j)            out Σ_q sum_value(q, k) (reduce: root only)
-//   reduce_scatter      in sum_value(r, j)            out Σ_q sum_value(q, r b + k)
-//   bcast               in move_value(root, 0, j) on the root, 0 elsewhere (one buffer)
-//                                                     out move_value(root, 0, k)
-//   allgather, gather   in move_value(r, 0, j)        out move_value(k / b, 0, k % b) (gather: root only)
-//   scatter             in move_value(r, j / b, j % b) (read on the root only)
-//                                                     out move_value(root, r, k)
-//   alltoall            in move_value(r, j / b, j % b) out move_value(k / b, r, k % b)
+//   allreduce, reduce   in sum_value(r, j)               out Σ_q sum_value(q, k) (reduce: root only)
+//   reduce_scatter      in sum_value(r, j)               out Σ_q sum_value(q, r b + k)
+//   bcast               in bcast_value(root, j) on the root, 0 elsewhere (one buffer)
+//                                                        out bcast_value(root, k)
+//   allgather           in block_value(r, -1, j)         out block_value(k / b, -1, k % b)
+//   gather              in block_value(r, root, j)       out block_value(k / b, root, k % b) (root only)
+//   scatter             in block_value(r, j / b, j % b)  out block_value(root, r, k)
+//                       (only the root's is sent)
+//   alltoall            in block_value(r, j / b, j % b)  out block_value(k / b, r, k % b)
 // Errors of one rank: receive elements that differ from what it must
 // receive (none counted where the result is undefined: reduce and gather
-// off the root), plus, out of place, send elements the call changed. The
-// runner sums them over ranks. The receive buffer is zeroed first (no value
-// above is 0).
+// off the root), plus, out of place, send elements the call changed
+// (scatter: off the root too, where MPI ignores the buffer). The runner
+// sums them over ranks. The receive buffer is zeroed first (no value above
+// is 0).
 #pragma once
 
 #include <array>
@@ -54,7 +56,8 @@ class CheckData {
   std::size_t count_changed_input(const float* buf, const PeerLayout& layout) const;
 
   static std::int64_t sum_value(int rank, int size, std::size_t j);
-  static std::int64_t move_value(int src, int dst, std::size_t i);
+  static std::int64_t bcast_value(int root, std::size_t j);
+  static std::int64_t block_value(int owner, int dest, std::size_t i);
 
  private:
   float input(std::size_t j, std::size_t block) const;
