@@ -19,7 +19,9 @@
 namespace rcoll::peers {
 
 struct PeerLayout {
-  std::size_t block = 0;       // elements per rank's block; the whole vector for allreduce, bcast, reduce
+  // Elements per rank's block (the call's count argument, the "count" the
+  // results report); the whole vector for allreduce, bcast, reduce.
+  std::size_t block = 0;
   std::size_t send_count = 0;  // elements of a rank's own send buffer; 0: none (bcast, in-place allreduce)
   std::size_t recv_count = 0;  // elements of a rank's receive buffer (gather: also allocated off the root)
   std::size_t count = 0;       // elements the reported size stands for

@@ -56,7 +56,7 @@ class PeerRunner {
     const PeerLayout layout = peer_layout(options_.op, bytes, b_.size(), options_.inplace);
     if (layout.block == 0) return false;
     result.bytes = layout.bytes;
-    result.count = layout.count;
+    result.count = layout.block;  // the call's count argument, as rcoll-bench and nccl-tests report it
     check_.fill_input(input(), layout);
     b_.prepare(options_.op, input(), output(), layout, options_.root);
     result.latency = bench::summarize(time_iterations());
