@@ -104,7 +104,9 @@ def run_job(lib, op, ranks, sizes, iters, warmup, paths, timeout_s):
         # Exit status 1 with a complete document means wrong elements: the
         # errors are in the document and reported, not dropped.
         if doc is None or status not in (0, 1):
-            tail = "\n".join(text.strip().splitlines()[-6:])
+            # Without the benchmark's own '#' header lines, the first line
+            # of the note (what the report lists) is the complaint.
+            tail = "\n".join([line for line in text.strip().splitlines() if not line.startswith("#")][-6:])
             if doc is None and status == 2:
                 # The program's own complaint comes first, before its usage text.
                 first = next((line for line in text.splitlines() if line.strip()), "")
