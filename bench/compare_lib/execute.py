@@ -109,7 +109,7 @@ def run_job(lib, op, ranks, sizes, iters, warmup, paths, timeout_s):
             tail = "\n".join([line for line in text.strip().splitlines() if not line.startswith("#")][-6:])
             if doc is None and status == 2:
                 # The program's own complaint comes first, before its usage text.
-                first = next((line for line in text.splitlines() if line.strip()), "")
+                first = next((line for line in text.splitlines() if line.strip() and not line.startswith("#")), "")
                 return None, f"{REFUSED} (exit status 2; no other job of this library and op is run): {first}", \
                     seconds
             return None, f"exit status {status} after {seconds:.0f} s: {tail}", seconds

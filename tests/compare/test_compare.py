@@ -110,6 +110,19 @@ class PureFunctions(unittest.TestCase):
         self.assertTrue(notes[0].startswith(execute.REFUSED), notes)
         self.assertEqual(sum("another size convention" in n for n in notes), 4)
 
+    def test_failed_job_notes_lead_with_the_complaint(self):
+        def fake(status):
+            script = ("import sys; print('# rcoll-bench: op allgather'); print('#  bytes count'); "
+                      f"print('rcoll-bench: the complaint', file=sys.stderr); print('usage: ...'); sys.exit({status})")
+            return lambda *args: ([sys.executable, "-c", script], {}, None)
+        for status, start in ((1, r"exit status 1 after \d+ s: rcoll-bench: the complaint$"),
+                              (2, re.escape(f"{execute.REFUSED} (exit status 2; no other job of this library and op "
+                                            "is run): rcoll-bench: the complaint") + "$")):
+            with mock.patch.object(libs, "job", fake(status)):
+                doc, note, _ = execute.run_job("rcoll", "allgather", 2, [8], 1, 0, None, 30)
+            self.assertIsNone(doc)
+            self.assertRegex(note.splitlines()[0], start)
+
     def test_ops_on_the_command_line(self):
         self.assertEqual(main.parse_args(["--ops", "reduce_scatter,scatter"]).ops, ["reduce_scatter", "scatter"])
         self.assertEqual(main.parse_args([]).ops, ["allreduce", "bcast"])  # the default keeps CI time
