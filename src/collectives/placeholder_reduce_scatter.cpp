@@ -5,7 +5,6 @@
 
 namespace rcoll::collectives {
 
-void reduce_scatter_ring(const Context&, const void*, void*, const Blocks&, DataType, ReduceOp) { throw std::logic_error("reduce_scatter_ring: not written yet"); }
 void reduce_scatter_recursive_halving(const Context&, const void*, void*, const Blocks&, DataType, ReduceOp) { throw std::logic_error("reduce_scatter_recursive_halving: not written yet"); }
 
 }  // namespace rcoll::collectives

@@ -14,8 +14,9 @@
 namespace rcoll::collectives {
 
 // A buffer of `count` elements of `element_size` bytes cut into ctx.size()
-// chunks (ring_chunk), each moved in segments of `segment` elements, around
-// the ring left -> this rank -> right.
+// chunks (ring_chunk, or `blocks` where set: chunk k is block k, whose
+// unit is element_size), each moved in segments of `segment` elements,
+// around the ring left -> this rank -> right.
 struct Ring {
   std::byte* buf = nullptr;
   std::size_t count = 0;
@@ -24,9 +25,14 @@ struct Ring {
   int size = 1;
   int left = 0;
   int right = 0;
+  const Blocks* blocks = nullptr;
 
   // Chunk k (taken mod size), in elements.
-  Range chunk(int k) const { return ring_chunk(count, size, wrap(k, size)); }
+  Range chunk(int k) const {
+    if (blocks == nullptr) return ring_chunk(count, size, wrap(k, size));
+    const int b = wrap(k, size);
+    return {blocks->offset(b) / element_size, blocks->bytes(b) / element_size};
+  }
   std::byte* at(std::size_t element) const { return buf + element * element_size; }
 };
 

@@ -10,6 +10,15 @@
 //   bcast binomial           lg (a + S b)
 //   bcast scatter_allgather  (lg + n - 1) a + 2 S (n-1)/n b
 //   bcast chain              (n - 2 + k)(a + S/k b), k = ceil(S / segment) pieces
+//   reduce_scatter ring      (n-1) a + (n-1)/n S max(b, g) + P min(b, g) + S/n g, P = min(segment, S/n)
+//   reduce_scatter halving   lg p a + (p-1)/p S (b + g) + S/n g [+ 2 a + S b + S g + S/n b when n != p]
+//
+// Local copies are priced at g, one pass over memory like a reduction: the
+// in-place reduce_scatter moves its block (S/n) to the start of the buffer.
+// The ring reduce-scatter reduces one segment while the next arrives
+// (receives posted ahead into scratch slots), so per byte the slower of
+// link and reduction counts, plus one piece of the other to fill the
+// pipeline; recursive halving reduces each half once it has arrived whole.
 //
 // Ranks that share cores (CostModel::shared_cores): every byte that crosses
 // a link also costs its sender's and its receiver's CPU a copy, and the
