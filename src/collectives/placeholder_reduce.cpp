@@ -5,7 +5,6 @@
 
 namespace rcoll::collectives {
 
-void reduce_binomial(const Context&, const void*, void*, std::size_t, DataType, ReduceOp, int) { throw std::logic_error("reduce_binomial: not written yet"); }
 void reduce_scatter_gather(const Context&, const void*, void*, std::size_t, DataType, ReduceOp, int) { throw std::logic_error("reduce_scatter_gather: not written yet"); }
 
 }  // namespace rcoll::collectives

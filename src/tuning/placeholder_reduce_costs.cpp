@@ -3,7 +3,6 @@
 
 namespace rcoll::tuning {
 
-double reduce_binomial_cost(const CostModel&, std::size_t, std::size_t) { return 1.0; }
 double reduce_scatter_gather_cost(const CostModel&, std::size_t, std::size_t) { return 1.0; }
 
 }  // namespace rcoll::tuning
