@@ -13,9 +13,13 @@
 //   reduce binomial          lg (a + S b + S g)
 //   reduce_scatter ring      (n-1) a + (n-1)/n S max(b, g) + P min(b, g) + S/n g, P = min(segment, S/n)
 //   reduce_scatter halving   lg p a + (p-1)/p S (b + g) + S/n g [+ 2 a + S b + S g + S/n b when n != p]
+//   alltoall pairwise        (n-1)(a + S/n b) + S/n g
+//   alltoall bruck           lg (a + S/2 b) + (2 + lg) S g
 //
 // Local copies are priced at g, one pass over memory like a reduction: the
 // in-place reduce_scatter moves its block (S/n) to the start of the buffer.
+// Bruck rotates the whole buffer twice and packs and unpacks about half of
+// it in every step; pairwise copies only the own block.
 // The ring reduce-scatter reduces one segment while the next arrives
 // (receives posted ahead into scratch slots), so per byte the slower of
 // link and reduction counts, plus one piece of the other to fill the
