@@ -11,9 +11,9 @@
 // overwrite it as in the ring allreduce, and the complete block is moved
 // to the start of the buffer once every send reading the buffer is done.
 #include <algorithm>
-#include <cstring>
 
 #include "collectives/algorithms.hpp"
+#include "collectives/reduce_scatter_blocks.hpp"
 #include "collectives/ring_reduce_scatter.hpp"
 #include "collectives/scratch.hpp"
 #include "collectives/step_label.hpp"
@@ -21,20 +21,10 @@
 namespace rcoll::collectives {
 namespace {
 
-// Bytes of blocks 0 .. n - 1, which lie consecutively from offset 0.
-std::size_t total_bytes(const Blocks& blocks, int n) { return blocks.offset(n - 1) + blocks.bytes(n - 1); }
-
 std::size_t largest_block(const Blocks& blocks, int n) {
   std::size_t largest = 0;
   for (int r = 0; r < n; ++r) largest = std::max(largest, blocks.bytes(r));
   return largest;
-}
-
-// This rank's block from `send` (laid out by `blocks`) to the start of recv.
-void move_own_block(const void* send, void* recv, const Blocks& blocks, int rank) {
-  const std::size_t bytes = blocks.bytes(rank);
-  const auto* from = static_cast<const std::byte*>(send) + blocks.offset(rank);
-  if (bytes > 0 && from != recv) std::memmove(recv, from, bytes);
 }
 
 }  // namespace
