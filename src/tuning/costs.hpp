@@ -11,6 +11,7 @@
 //   bcast scatter_allgather  (lg + n - 1) a + 2 S (n-1)/n b
 //   bcast chain              (n - 2 + k)(a + S/k b), k = ceil(S / segment) pieces
 //   reduce binomial          lg (a + S b + S g)
+//   reduce scatter_gather    reduce_scatter halving + a + (n-1)/n S b (the chunks into the root)
 //   reduce_scatter ring      (n-1) a + (n-1)/n S max(b, g) + P min(b, g) + S/n g, P = min(segment, S/n)
 //   reduce_scatter halving   lg p a + (p-1)/p S (b + g) + S/n g [+ 2 a + S b + S g + S/n b when n != p]
 //   alltoall pairwise        (n-1)(a + S/n b) + S/n g
