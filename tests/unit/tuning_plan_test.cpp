@@ -89,6 +89,25 @@ TEST(Plan, LogDepthForSmallMessagesBandwidthOptimalForLarge) {
             BcastAlgo::binomial);
 }
 
+// The MPI-style set on 8 ranks with the TCP fallback link: the log-step
+// algorithms for 8 B, the bandwidth-bound ones for 64 MiB (reduce: the
+// tree moves the vector lg times into the root, reduce_scatter_gather
+// about twice; reduce_scatter: the ring overlaps its reductions with the
+// transfers, halving does not; alltoall: bruck moves lg S/2 and copies).
+TEST(Plan, MpiStyleSetLogStepsForSmallBandwidthForLargeOnEightRanks) {
+  const Plan plan = make_plan(inputs(8, fallback_link_cost(tcp_caps()), 1 << 20));
+  const std::size_t large = std::size_t{64} << 20;
+  const PlanTables& t = plan.tables();
+  EXPECT_EQ(t.reduce.at(8).algorithm->id, ReduceAlgo::binomial);
+  EXPECT_EQ(t.reduce.at(large).algorithm->id, ReduceAlgo::reduce_scatter_gather);
+  EXPECT_EQ(t.reduce_scatter.at(8).algorithm->id, ReduceScatterAlgo::recursive_halving);
+  EXPECT_EQ(t.reduce_scatter.at(large).algorithm->id, ReduceScatterAlgo::ring);
+  EXPECT_EQ(t.reduce_scatter_v.at(8).algorithm->id, ReduceScatterAlgo::ring);
+  EXPECT_EQ(t.alltoall.at(8).algorithm->id, AlltoallAlgo::bruck);
+  EXPECT_EQ(t.alltoall.at(large).algorithm->id, AlltoallAlgo::pairwise);
+  EXPECT_EQ(t.alltoallv.at(8).algorithm->id, AlltoallAlgo::pairwise);
+}
+
 // Once the ring wins at some size it keeps winning above it: no flip-flopping.
 TEST(Plan, RingOnceChosenStaysChosenForLargerSizes) {
   for (int size = 2; size <= 64; ++size) {
