@@ -13,6 +13,7 @@
 // buffer and leaves the root's chunk at the start, moved to its place
 // before the other chunks arrive.
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "collectives/algorithms.hpp"
@@ -46,9 +47,15 @@ void reduce_scatter_gather(const Context& ctx, const void* send, void* recv, std
   }
   const Blocks chunks{0, counts.data(), displs.data(), element_size};
   const std::size_t mine = chunks.bytes(rank);
+  // The halving's waits name this algorithm too: "<call>: reduce reduce_scatter_gather: reduce_scatter ...".
+  const auto label = [&ctx] {
+    const std::string call = ctx.label.str();
+    return (call.empty() ? "" : call + ": ") + "reduce reduce_scatter_gather";
+  };
+  const Context inner{ctx.transport, ctx.tag_base, ctx.deadline, ctx.segment_bytes, ctx.depth, label};
   if (rank != root) {
     Scratch chunk(mine);
-    reduce_scatter_recursive_halving(ctx, send, chunk.get(), chunks, type, op);
+    reduce_scatter_recursive_halving(inner, send, chunk.get(), chunks, type, op);
     if (mine == 0) return;
     RequestList request(ctx);
     request.send(root, gather_step, chunk.get(), mine);
@@ -57,10 +64,10 @@ void reduce_scatter_gather(const Context& ctx, const void* send, void* recv, std
   }
   auto* out = static_cast<std::byte*>(recv);
   if (send == recv) {
-    reduce_scatter_recursive_halving(ctx, send, recv, chunks, type, op);
+    reduce_scatter_recursive_halving(inner, send, recv, chunks, type, op);
     if (mine > 0) std::memmove(out + chunks.offset(rank), out, mine);
   } else {
-    reduce_scatter_recursive_halving(ctx, send, out + chunks.offset(rank), chunks, type, op);
+    reduce_scatter_recursive_halving(inner, send, out + chunks.offset(rank), chunks, type, op);
   }
   RequestList receives(ctx);
   for (int k = 0; k < n; ++k)

@@ -6,6 +6,7 @@
 // buffers must be unchanged. "rdma" runs a reduced matrix.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "collectives/collectives.hpp"
 #include "support/collective_job.hpp"
 #include "support/guarded_buffer.hpp"
+#include "support/missing_rank.hpp"
 #include "support/run_ranks.hpp"
 #include "tuning/catalog.hpp"
 
@@ -152,6 +154,41 @@ TEST_P(AlltoallvTest, DeliversEveryBlockWithZeroCountsAndGappedDisplacements) {
 INSTANTIATE_TEST_SUITE_P(All, AlltoallvTest,
                          ::testing::ValuesIn(test::worlds_and(tuning::alltoallv_collective().algorithms)),
                          param_name);
+
+// ------------------------------------------------------------ a missing rank
+
+using namespace std::chrono_literals;
+
+// Rank 3 of 4 never calls. The others must throw TimeoutError naming the call
+// and the algorithm shortly after the deadline; none may hang.
+class MissingRankTest : public test::OnBackend<std::string> {};
+
+void expect_timeouts(const std::vector<test::MissingRankOutcome>& outcomes, const std::string& name, bool all) {
+  constexpr auto timeout = 300ms;
+  for (std::size_t rank = 0; rank < outcomes.size(); ++rank) {
+    const test::MissingRankOutcome& o = outcomes[rank];
+    if (all || rank == 0 || o.timed_out) {
+      EXPECT_TRUE(o.timed_out) << name << " rank " << rank << ": " << o.message;
+      EXPECT_NE(o.message.find("call #0: " + name), std::string::npos) << name << " rank " << rank << ": " << o.message;
+      EXPECT_GE(o.elapsed, timeout) << name;
+    }
+    EXPECT_LT(o.elapsed, timeout + 3s) << name;
+  }
+}
+
+TEST_P(MissingRankTest, AlltoallTimesOut) {
+  for (const auto& algo : tuning::alltoall_collective().algorithms) {
+    const Blocks blocks{1001, nullptr, nullptr, 1};
+    const auto outcomes = test::run_without_last_rank(GetParam(), 4, 300ms, [&](const Context& ctx) {
+      std::vector<std::byte> send(4 * 1001), recv(4 * 1001);
+      algo.run(ctx, send.data(), blocks, recv.data(), blocks);
+    });
+    expect_timeouts(outcomes, "alltoall " + std::string(to_string(algo.id)), true);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, MissingRankTest, ::testing::ValuesIn(test::transport_kinds()),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace rcoll::collectives

@@ -7,6 +7,7 @@
 // of place. "rdma" runs a reduced matrix (collective_job.hpp).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <numeric>
 #include <string>
 #include <tuple>
@@ -15,6 +16,7 @@
 #include "collectives/collectives.hpp"
 #include "support/collective_job.hpp"
 #include "support/guarded_buffer.hpp"
+#include "support/missing_rank.hpp"
 #include "support/run_ranks.hpp"
 #include "tuning/catalog.hpp"
 
@@ -153,6 +155,41 @@ TEST_P(ReduceScatterVTest, MatchesSerialReferenceWithZeroAndUnequalCounts) {
 INSTANTIATE_TEST_SUITE_P(All, ReduceScatterVTest,
                          ::testing::ValuesIn(test::worlds_and(tuning::reduce_scatter_v_collective().algorithms)),
                          param_name);
+
+// ------------------------------------------------------------ a missing rank
+
+using namespace std::chrono_literals;
+
+// Rank 3 of 4 never calls. The others must throw TimeoutError naming the call
+// and the algorithm shortly after the deadline; none may hang.
+class MissingRankTest : public test::OnBackend<std::string> {};
+
+void expect_timeouts(const std::vector<test::MissingRankOutcome>& outcomes, const std::string& name, bool all) {
+  constexpr auto timeout = 300ms;
+  for (std::size_t rank = 0; rank < outcomes.size(); ++rank) {
+    const test::MissingRankOutcome& o = outcomes[rank];
+    if (all || rank == 0 || o.timed_out) {
+      EXPECT_TRUE(o.timed_out) << name << " rank " << rank << ": " << o.message;
+      EXPECT_NE(o.message.find("call #0: " + name), std::string::npos) << name << " rank " << rank << ": " << o.message;
+      EXPECT_GE(o.elapsed, timeout) << name;
+    }
+    EXPECT_LT(o.elapsed, timeout + 3s) << name;
+  }
+}
+
+TEST_P(MissingRankTest, ReduceScatterTimesOut) {
+  for (const auto& algo : tuning::reduce_scatter_collective().algorithms) {
+    const Blocks blocks{1001, nullptr, nullptr, 4};
+    const auto outcomes = test::run_without_last_rank(GetParam(), 4, 300ms, [&](const Context& ctx) {
+      std::vector<float> data(4 * 1001, 1.0f);
+      algo.run(ctx, data.data(), data.data(), blocks, DataType::float32, ReduceOp::sum);
+    });
+    expect_timeouts(outcomes, "reduce_scatter " + std::string(to_string(algo.id)), true);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, MissingRankTest, ::testing::ValuesIn(test::transport_kinds()),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace rcoll::collectives

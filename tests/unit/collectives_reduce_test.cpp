@@ -7,6 +7,7 @@
 // buffer changes but the root's in place. "rdma" runs a reduced matrix.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -15,6 +16,7 @@
 #include "collectives/collectives.hpp"
 #include "support/collective_job.hpp"
 #include "support/guarded_buffer.hpp"
+#include "support/missing_rank.hpp"
 #include "support/run_ranks.hpp"
 #include "tuning/catalog.hpp"
 
@@ -113,6 +115,41 @@ INSTANTIATE_TEST_SUITE_P(All, ReduceTest, ::testing::ValuesIn(test::worlds_and(t
                            return std::get<0>(info.param) + "_n" + std::to_string(std::get<1>(info.param)) + "_" +
                                   to_string(std::get<2>(info.param));
                          });
+
+// ------------------------------------------------------------ a missing rank
+
+using namespace std::chrono_literals;
+
+// Rank 3 of 4 never calls. The root (rank 0) and every rank that waits on
+// rank 3 must throw TimeoutError naming the call
+// and the algorithm shortly after the deadline; none may hang.
+class MissingRankTest : public test::OnBackend<std::string> {};
+
+void expect_timeouts(const std::vector<test::MissingRankOutcome>& outcomes, const std::string& name, bool all) {
+  constexpr auto timeout = 300ms;
+  for (std::size_t rank = 0; rank < outcomes.size(); ++rank) {
+    const test::MissingRankOutcome& o = outcomes[rank];
+    if (all || rank == 0 || o.timed_out) {
+      EXPECT_TRUE(o.timed_out) << name << " rank " << rank << ": " << o.message;
+      EXPECT_NE(o.message.find("call #0: " + name), std::string::npos) << name << " rank " << rank << ": " << o.message;
+      EXPECT_GE(o.elapsed, timeout) << name;
+    }
+    EXPECT_LT(o.elapsed, timeout + 3s) << name;
+  }
+}
+
+TEST_P(MissingRankTest, ReduceToAPresentRootTimesOut) {
+  for (const auto& algo : tuning::reduce_collective().algorithms) {
+    const auto outcomes = test::run_without_last_rank(GetParam(), 4, 300ms, [&](const Context& ctx) {
+      std::vector<float> data(1001, 1.0f);
+      algo.run(ctx, data.data(), data.data(), data.size(), DataType::float32, ReduceOp::sum, 0);
+    });
+    expect_timeouts(outcomes, "reduce " + std::string(to_string(algo.id)), false);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, MissingRankTest, ::testing::ValuesIn(test::transport_kinds()),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace rcoll::collectives
