@@ -121,7 +121,10 @@ void run_all(const Param& param, const tuning::Collective<tuning::AlltoallAlgori
   const auto& [kind, size, id] = param;
   const tuning::AlltoallAlgorithm& algo = tuning::find_algorithm(collective, id);
   Job job(kind, size);
-  const std::vector<Case> all = cases(kind, v);
+  std::vector<Case> all = cases(kind, v);
+  // Where the transport has an eager limit E: blocks of 1.5 E + 1 bytes, which go by rendezvous.
+  const std::size_t eager = job.eager_limit();
+  if (eager <= (std::size_t{1} << 20) && size > 1) all.push_back({eager + eager / 2 + 1, -1, 1, eager});
   std::vector<std::vector<std::string>> errors(all.size(), std::vector<std::string>(static_cast<std::size_t>(size)));
   test::run_ranks(size, [&](int rank) {
     for (std::size_t i = 0; i < all.size(); ++i) errors[i][rank] = run_case(job, rank, i, algo, all[i]);

@@ -119,7 +119,16 @@ using Param = std::tuple<std::string, int, ReduceScatterAlgo>;
 void run_all(const Param& param, const tuning::Collective<tuning::ReduceScatterAlgorithm>& collective, bool v) {
   const auto& [kind, size, algo] = param;
   Job job(kind, size);
-  const std::vector<Case> all = cases(kind, size, v);
+  std::vector<Case> all = cases(kind, size, v);
+  // Where the transport has an eager limit E: blocks of 1.5 E + 4 bytes in
+  // pieces of at most E (two eager halves) and above E (rendezvous).
+  const std::size_t eager = job.eager_limit();
+  if (eager <= (std::size_t{1} << 20) && size > 1)
+    for (std::size_t segment : {eager, 4 * eager})
+      for (bool in_place : {false, true})
+        all.push_back({DataType::float32, ReduceOp::sum, std::vector<std::size_t>(static_cast<std::size_t>(size),
+                                                                                   (eager + eager / 2) / 4 + 1),
+                       v, in_place, segment});
   std::vector<std::vector<std::string>> errors(all.size(), std::vector<std::string>(static_cast<std::size_t>(size)));
   test::run_ranks(size, [&](int rank) {
     for (std::size_t i = 0; i < all.size(); ++i) errors[i][rank] = run_case(job, rank, i, algo, collective, all[i]);

@@ -98,7 +98,15 @@ class ReduceTest : public test::OnBackend<Param> {};
 TEST_P(ReduceTest, MatchesSerialReferenceForEveryTypeOpCountRootAndPlacement) {
   const auto& [kind, size, algo] = GetParam();
   Job job(kind, size);
-  const std::vector<Case> all = cases(kind, size);
+  std::vector<Case> all = cases(kind, size);
+  // Where the transport has an eager limit E: vectors of 1.5 E + 4 bytes in
+  // pieces of at most E (two eager halves) and above E (rendezvous).
+  const std::size_t eager = job.eager_limit();
+  if (eager <= (std::size_t{1} << 20) && size > 1)
+    for (std::size_t segment : {eager, 4 * eager})
+      for (bool in_place : {false, true})
+        all.push_back({DataType::float32, ReduceOp::sum, (eager + eager / 2) / 4 + 1,
+                       static_cast<int>(all.size()) % size, in_place, segment});
   std::vector<std::vector<std::string>> errors(all.size(), std::vector<std::string>(static_cast<std::size_t>(size)));
   test::run_ranks(size, [&](int rank) {
     for (std::size_t i = 0; i < all.size(); ++i) errors[i][rank] = run_case(job, rank, i, algo, all[i]);
