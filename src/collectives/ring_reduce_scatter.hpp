@@ -12,17 +12,26 @@
 namespace rcoll::collectives {
 
 // Where a ring reduce-scatter reads and writes. `input` is this rank's
-// contribution, laid out like ring.buf; ring.buf takes this rank's partial
-// sums of the chunks it forwards (it may be `input` itself, then the
-// partial sums overwrite it in place). The complete chunk goes to
-// `complete`, which may be its place in ring.buf or a buffer of its own.
+// contribution, laid out like ring.buf. The partial sums of the chunks
+// this rank forwards go to ring.buf (it may be `input` itself, then they
+// overwrite it in place), or, with `slots` set, to slot (item mod
+// slot_count) of ring.segment elements each, reused once its send has
+// completed: slot_count must exceed the segments of any chunk
+// (ring_reduce_scatter_slots). The complete chunk goes to `complete`,
+// which may be its place in ring.buf or a buffer of its own.
 struct RingReduceScatter {
   const std::byte* input = nullptr;
   int first_chunk = 0;           // the chunk this rank sends first (step 0), from `input`
   std::byte* complete = nullptr;  // receives chunk first_chunk + 1, the one this rank completes
   bool forward_complete = false;  // queue the complete chunk to the right as step size - 1
   std::string_view name;          // "allreduce ring reduce-scatter": the waits' labels
+  std::byte* slots = nullptr;
+  std::size_t slot_count = 0;
 };
+
+// Partial-sum slots enough for `ring`: one more than the most segments of
+// any chunk, plus ctx.depth so that a rank does not wait on every slot.
+std::size_t ring_reduce_scatter_slots(const Context& ctx, const Ring& ring);
 
 // Chunk k travels the ring from rank k - first_chunk + rank (the rank that
 // sends it first) and every rank adds its own part: step s (0 <= s < size -
