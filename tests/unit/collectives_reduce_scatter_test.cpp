@@ -10,6 +10,7 @@
 #include <chrono>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -164,6 +165,37 @@ TEST_P(ReduceScatterVTest, MatchesSerialReferenceWithZeroAndUnequalCounts) {
 INSTANTIATE_TEST_SUITE_P(All, ReduceScatterVTest,
                          ::testing::ValuesIn(test::worlds_and(tuning::reduce_scatter_v_collective().algorithms)),
                          param_name);
+
+// ------------------------------------------------------------ a late rank
+
+// Out of place the ring recycles its partial-sum slots once their sends
+// complete; with a right neighbour that comes late every rank runs a chunk
+// ahead and then waits on its slots. Blocks of 256 KiB in 4 KiB pieces
+// (64 per chunk), one and eight pieces in flight, rank 1 late by 200 ms.
+TEST(ReduceScatterRing, OutOfPlaceSlotsWaitForALateNeighbour) {
+  constexpr int size = 4;
+  constexpr std::size_t each = 64 << 10;  // float32 elements per block
+  const Blocks blocks{each, nullptr, nullptr, 4};
+  Job job("tcp", size);
+  std::vector<std::vector<int>> wrong(2, std::vector<int>(size, 0));
+  test::run_ranks(size, [&](int rank) {
+    for (std::uint64_t call = 0; call < 2; ++call) {
+      const std::vector<std::byte> input = make_input(rank, size * each, DataType::float32, ReduceOp::sum);
+      GuardedBuffer recv(each * 4);
+      if (rank == 1) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      const std::string label = "reduce_scatter #" + std::to_string(call);
+      tuning::find_algorithm(tuning::reduce_scatter_collective(), ReduceScatterAlgo::ring)
+          .run(job.context(rank, call, label, 4 << 10), input.data(), recv.data(), blocks, DataType::float32,
+               ReduceOp::sum);
+      const std::vector<std::byte> all = reference(size, size * each, DataType::float32, ReduceOp::sum);
+      const auto first = all.begin() + static_cast<std::ptrdiff_t>(blocks.offset(rank));
+      wrong[call][rank] = recv.head(each * 4) != std::vector<std::byte>(first, first + static_cast<std::ptrdiff_t>(each * 4)) ||
+                          !recv.intact();
+    }
+  });
+  for (int call = 0; call < 2; ++call)
+    for (int rank = 0; rank < size; ++rank) EXPECT_EQ(wrong[call][rank], 0) << "call " << call << " rank " << rank;
+}
 
 // ------------------------------------------------------------ a missing rank
 
