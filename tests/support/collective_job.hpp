@@ -28,9 +28,12 @@ namespace rcoll::test {
 inline std::vector<std::string> transport_kinds() { return {"inproc", "tcp", "rdma"}; }
 
 // Emulated Soft-RoCE is slow: fewer world sizes and cases (see the top).
+// Ranks as threads of the in-process fabric also run 12 and 16.
 inline bool reduced(const std::string& kind) { return is_rdma_backend(kind); }
 inline std::vector<int> world_sizes(const std::string& kind) {
-  return reduced(kind) ? std::vector<int>{1, 2, 3, 4, 5, 8} : std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8};
+  if (reduced(kind)) return {1, 2, 3, 4, 5, 8};
+  if (kind == "inproc") return {1, 2, 3, 4, 5, 6, 7, 8, 12, 16};
+  return {1, 2, 3, 4, 5, 6, 7, 8};
 }
 
 // Every (kind, world size) this suite runs, and with each algorithm.
