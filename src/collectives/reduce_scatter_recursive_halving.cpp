@@ -62,7 +62,8 @@ void halving_step_exchange(const Halving& h, int k, int steps, const std::byte* 
   std::size_t packed = 0;
   for (std::size_t j = 0; j < 2; ++j) {
     const auto tag = first_halving_step + 2 * static_cast<std::uint32_t>(k) + static_cast<std::uint32_t>(j);
-    if (keep[j].count > 0) requests.add(ctx.transport.irecv(step.partner, ctx.tag(tag), incoming + packed, keep[j].count));
+    if (keep[j].count > 0)
+      requests.add(ctx.transport.irecv(step.partner, ctx.tag(tag), incoming + packed, keep[j].count));
     if (give[j].count > 0) requests.send(step.partner, tag, current + give[j].offset, give[j].count);
     packed += keep[j].count;
   }
@@ -134,8 +135,8 @@ void reduce_scatter_recursive_halving(const Context& ctx, const void* send, void
     current = work;
   }
   if (folds)
-    send_to(ctx, plan.fold_partner, unfold_step, work + blocks.offset(plan.fold_partner), blocks.bytes(plan.fold_partner),
-            step_label(ctx, "reduce_scatter recursive_halving unfold to rank {}", plan.fold_partner));
+    send_to(ctx, plan.fold_partner, unfold_step, work + blocks.offset(plan.fold_partner),
+            blocks.bytes(plan.fold_partner), step_label(ctx, "reduce_scatter recursive_halving unfold to rank {}", plan.fold_partner));
   if (in_place) move_own_block(recv, recv, blocks, rank);
 }
 

@@ -99,14 +99,16 @@ void binomial_reduce_segments(const Context& ctx, const TreeReduce& t, DataType 
     const std::byte* in = t.input + seg.offset * element_size;
     sends.drain(s % bound, send_label);
     // A leaf sends its own input; an inner rank its partial result.
-    std::byte* out = t.output != nullptr ? t.output + seg.offset * element_size : partials.get() + (s % bound) * piece_bytes;
+    std::byte* out = t.output != nullptr ? t.output + seg.offset * element_size
+                                         : partials.get() + (s % bound) * piece_bytes;
     for (std::size_t c = 0; c < children; ++c, ++index) {
       const RecvItem item = window.wait(
           index, step_label(ctx, "{} from rank {} segment {}/{}", t.name, links.children[c], s + 1, segments));
       reduce(out, c == 0 ? in : out, item.buf, seg.count, type, op);
       window.release();
     }
-    if (links.parent >= 0) sends.send(s % bound, links.parent, t.step, children == 0 ? in : out, seg.count * element_size);
+    if (links.parent >= 0)
+      sends.send(s % bound, links.parent, t.step, children == 0 ? in : out, seg.count * element_size);
   }
   sends.drain_all(send_label);
 }

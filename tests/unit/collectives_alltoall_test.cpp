@@ -45,7 +45,8 @@ std::size_t count(const Case& c, int from, int to, int size) {
 }
 
 std::byte value(int from, int to, std::size_t j) {
-  return static_cast<std::byte>((static_cast<std::size_t>(from) * 31 + static_cast<std::size_t>(to) * 7 + j * 13 + 1) & 0xff);
+  const auto f = static_cast<std::size_t>(from), t = static_cast<std::size_t>(to);
+  return static_cast<std::byte>((f * 31 + t * 7 + j * 13 + 1) & 0xff);
 }
 
 // One side's layout: counts[peer] elements at displs[peer], blocks laid out
@@ -94,15 +95,17 @@ std::string run_case(const Job& job, int rank, std::uint64_t call, const tuning:
   const int n = job.size();
   const Layout s = layout(c, rank, n, true), r = layout(c, rank, n, false);
   const bool v = c.layout >= 0;
-  const Blocks send_blocks = v ? Blocks{0, s.counts.data(), s.displs.data(), c.unit} : Blocks{c.each, nullptr, nullptr, c.unit};
-  const Blocks recv_blocks = v ? Blocks{0, r.counts.data(), r.displs.data(), c.unit} : Blocks{c.each, nullptr, nullptr, c.unit};
+  const Blocks uniform{c.each, nullptr, nullptr, c.unit};
+  const Blocks send_blocks = v ? Blocks{0, s.counts.data(), s.displs.data(), c.unit} : uniform;
+  const Blocks recv_blocks = v ? Blocks{0, r.counts.data(), r.displs.data(), c.unit} : uniform;
   const std::size_t send_bytes = v ? s.total * c.unit : c.each * c.unit * static_cast<std::size_t>(n);
   const std::size_t recv_bytes = v ? r.total * c.unit : send_bytes;
   std::vector<std::byte> send(send_bytes, std::byte{0x5c});
   std::vector<std::byte> expected(recv_bytes, GuardedBuffer::fill);
   for (int peer = 0; peer < n; ++peer) {
     for (std::size_t j = 0; j < send_blocks.bytes(peer); ++j) send[send_blocks.offset(peer) + j] = value(rank, peer, j);
-    for (std::size_t j = 0; j < recv_blocks.bytes(peer); ++j) expected[recv_blocks.offset(peer) + j] = value(peer, rank, j);
+    for (std::size_t j = 0; j < recv_blocks.bytes(peer); ++j)
+      expected[recv_blocks.offset(peer) + j] = value(peer, rank, j);
   }
   const std::vector<std::byte> original = send;
   GuardedBuffer recv(recv_bytes);

@@ -69,16 +69,19 @@ std::vector<Case> cases(const std::string& kind, int size, bool v) {
   const std::size_t segment = reduced(kind) ? 256 : 64;
   if (reduced(kind)) {
     for (DataType t : test::kTypes) add(t, ReduceOp::sum, std::vector<std::size_t>(n, 1001), t == DataType::int8, 256);
-    for (ReduceOp op : test::kOps) add(DataType::int32, op, std::vector<std::size_t>(n, 1001), op == ReduceOp::min, 256);
+    for (ReduceOp op : test::kOps)
+      add(DataType::int32, op, std::vector<std::size_t>(n, 1001), op == ReduceOp::min, 256);
     for (std::size_t each : {0, 1, 3})
-      for (bool in_place : {false, true}) add(DataType::float16, ReduceOp::max, std::vector<std::size_t>(n, each), in_place, 256);
+      for (bool in_place : {false, true})
+        add(DataType::float16, ReduceOp::max, std::vector<std::size_t>(n, each), in_place, 256);
     add(DataType::float32, ReduceOp::sum, std::vector<std::size_t>(n, 20011), false, 16 << 10);
   } else {
     for (DataType t : test::kTypes)
       for (ReduceOp op : test::kOps)
         for (std::size_t each : {0, 1, 3, 1001})
           for (bool in_place : {false, true}) add(t, op, std::vector<std::size_t>(n, each), in_place, segment);
-    for (bool in_place : {false, true}) add(DataType::float64, ReduceOp::sum, std::vector<std::size_t>(n, 5003), in_place, 256);
+    for (bool in_place : {false, true})
+      add(DataType::float64, ReduceOp::sum, std::vector<std::size_t>(n, 5003), in_place, 256);
   }
   if (v)
     for (const auto& layout : v_layouts(size))
@@ -96,7 +99,8 @@ std::string run_case(const Job& job, int rank, std::uint64_t call, ReduceScatter
   const std::size_t unit = dtype_size(c.type);
   std::vector<std::size_t> displs(c.counts.size());
   std::exclusive_scan(c.counts.begin(), c.counts.end(), displs.begin(), std::size_t{0});
-  const Blocks blocks = c.v ? Blocks{0, c.counts.data(), displs.data(), unit} : Blocks{c.counts[0], nullptr, nullptr, unit};
+  const Blocks blocks =
+      c.v ? Blocks{0, c.counts.data(), displs.data(), unit} : Blocks{c.counts[0], nullptr, nullptr, unit};
   const std::size_t total = std::accumulate(c.counts.begin(), c.counts.end(), std::size_t{0});
   const std::vector<std::byte> input = make_input(rank, total, c.type, c.op);
   const std::size_t mine = blocks.bytes(rank);
@@ -189,8 +193,8 @@ TEST(ReduceScatterRing, OutOfPlaceSlotsWaitForALateNeighbour) {
                ReduceOp::sum);
       const std::vector<std::byte> all = reference(size, size * each, DataType::float32, ReduceOp::sum);
       const auto first = all.begin() + static_cast<std::ptrdiff_t>(blocks.offset(rank));
-      wrong[call][rank] = recv.head(each * 4) != std::vector<std::byte>(first, first + static_cast<std::ptrdiff_t>(each * 4)) ||
-                          !recv.intact();
+      const std::vector<std::byte> expected(first, first + static_cast<std::ptrdiff_t>(each * 4));
+      wrong[call][rank] = recv.head(each * 4) != expected || !recv.intact();
     }
   });
   for (int call = 0; call < 2; ++call)
