@@ -11,6 +11,7 @@
 // ring a rank runs up to a chunk ahead of its right neighbour, whose
 // receives take this rank's own chunk first (ring_reduce_scatter.cpp).
 // About S/n of scratch, not S.
+//
 // In place the buffer is the caller's result buffer, so the partial sums
 // overwrite it as in the ring allreduce, and the complete block is moved
 // to the start of the buffer once every send reading the buffer is done.
@@ -46,8 +47,8 @@ void reduce_scatter_ring(const Context& ctx, const void* send, void* recv, const
   const Ring ring{out, total / element_size, element_size, segment, n, wrap(rank - 1, n), wrap(rank + 1, n), &blocks};
   RingReduceScatter rs{static_cast<const std::byte*>(send), rank - 1, in_place ? ring.at(ring.chunk(rank).offset) : out,
                        false, "reduce_scatter ring"};
-  // Out of place the partial sums go to recycled slots (partial sums exist
-  // only where a block passes through a rank: n > 2).
+  // Out of place the partial sums go to recycled slots, never to ring.buf
+  // (recv: one block); they exist only where a block passes through a rank: n > 2.
   const std::size_t slots = !in_place && n > 2 ? ring_reduce_scatter_slots(ctx, ring) : 0;
   Scratch partials(slots * segment * element_size);
   rs.slots = partials.get();

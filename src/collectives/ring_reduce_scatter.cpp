@@ -47,8 +47,12 @@ void ring_reduce_scatter(const Context& ctx, const Ring& ring, const RingReduceS
       const RecvItem item = window.wait(index, label);
       const Range seg = segment_range(chunk.count, ring.segment, j);
       const std::size_t first = chunk.offset + seg.offset;
-      std::byte* out = last ? rs.complete + seg.offset * ring.element_size : ring.at(first);
-      if (!last && rs.slots != nullptr) {
+      std::byte* out = nullptr;
+      if (last) {
+        out = rs.complete + seg.offset * ring.element_size;
+      } else if (rs.slots == nullptr) {
+        out = ring.at(first);
+      } else {
         if (index >= rs.slot_count) sends.wait_completed(own_sends + index - rs.slot_count + 1, label);
         out = rs.slots + (index % rs.slot_count) * slot_bytes;
       }
