@@ -80,6 +80,20 @@ DoublingPlan doubling_plan(int rank, int size);
 // The exchange partner of an active rank (< pof2) at `step`.
 int doubling_partner(int rank, int step);
 
+// Recursive halving over the pof2 active ranks of a doubling_plan. Each
+// active rank v stands for "virtual block" v: the blocks v and pof2 + v (the
+// latter where < size, the block of the rank folded into v). At `step` (k,
+// distance d = pof2 >> (k + 1)) a rank's virtual blocks are the 2d that
+// share its bits above d; it keeps the d that share its bit d, and gives
+// the other d to partner rank ^ d, whose `keep` they are. After log2(pof2)
+// steps a rank keeps its own virtual block only.
+struct HalvingStep {
+  int partner = -1;
+  Range keep;  // virtual blocks
+  Range give;
+};
+HalvingStep halving_step(int rank, int pof2, int step);
+
 // Chain root -> root+1 -> ... -> root-1 (mod size); -1 past the ends.
 struct ChainLinks {
   int prev = -1;

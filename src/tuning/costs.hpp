@@ -35,6 +35,23 @@
 // chain 3 S on each. Scatter-allgather is then no candidate (infinite
 // cost): its lg + n - 1 steps in a row each wait for a rank to be
 // scheduled, which neither a nor the copies capture.
+//
+// The reduce, reduce_scatter and alltoall algorithms (S: reduce the vector,
+// reduce_scatter the whole send buffer, alltoall one rank's send buffer):
+//   reduce binomial          lg (a + S b + S g)
+//   reduce scatter_gather    reduce_scatter halving + a + (n-1)/n S b (the chunks into the root)
+//   reduce_scatter ring      (n-1) a + (n-1)/n S max(b, g) + P min(b, g) + S/n b, P = min(segment, S/n)
+//   reduce_scatter halving   lg p a + (p-1)/p S (b + g) + S/n b [+ 2 a + S b + S g + S/n b when n != p]
+//   alltoall pairwise        (n-1)(a + S/n b) + S/n b
+//   alltoall bruck           lg (a + S/2 b) + (2 + lg) S b
+// Local copies are priced at b, a stand-in for memcpy's rate:
+// the in-place reduce_scatter moves its block (S/n) to the start of the
+// buffer; Bruck rotates the whole buffer twice and packs and unpacks about
+// half of it in every step; pairwise copies only the own block. The ring
+// reduce-scatter reduces one segment while the next arrives (receives
+// posted ahead into scratch slots), so per byte the slower of link and
+// reduction counts, plus one piece of the other to fill the pipeline;
+// recursive halving reduces each half once it has arrived whole.
 #pragma once
 
 #include <cstddef>

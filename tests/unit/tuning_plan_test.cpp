@@ -216,5 +216,49 @@ TEST(Plan, DescribesItsInputsAndRanges) {
   EXPECT_LE(plan.allreduce_table().ranges().size(), 8u);
 }
 
+// The MPI-style set on 8 ranks with the TCP fallback link: the log-step
+// algorithms for 8 B, the bandwidth-bound ones for 64 MiB (reduce: the
+// tree moves the vector lg times into the root, reduce_scatter_gather
+// about twice; reduce_scatter: the ring overlaps its reductions with the
+// transfers, halving does not; alltoall: bruck moves lg S/2 and copies).
+TEST(Plan, MpiStyleSetLogStepsForSmallBandwidthForLargeOnEightRanks) {
+  const Plan plan = make_plan(inputs(8, fallback_link_cost(tcp_caps()), 1 << 20));
+  const std::size_t large = std::size_t{64} << 20;
+  const PlanTables& t = plan.tables();
+  EXPECT_EQ(t.reduce.at(8).algorithm->id, ReduceAlgo::binomial);
+  EXPECT_EQ(t.reduce.at(large).algorithm->id, ReduceAlgo::reduce_scatter_gather);
+  EXPECT_EQ(t.reduce_scatter.at(8).algorithm->id, ReduceScatterAlgo::recursive_halving);
+  EXPECT_EQ(t.reduce_scatter.at(large).algorithm->id, ReduceScatterAlgo::ring);
+  EXPECT_EQ(t.reduce_scatter_v.at(8).algorithm->id, ReduceScatterAlgo::ring);
+  EXPECT_EQ(t.alltoall.at(8).algorithm->id, AlltoallAlgo::bruck);
+  EXPECT_EQ(t.alltoall.at(large).algorithm->id, AlltoallAlgo::pairwise);
+  EXPECT_EQ(t.alltoallv.at(8).algorithm->id, AlltoallAlgo::pairwise);
+}
+
+// The plan's ranges for reduce, reduce_scatter(_v) and alltoall(v) agree
+// with the model's argmin (the ring reduce-scatter's cost bends where a
+// chunk reaches a segment, n segments: a breakpoint the planner has).
+TEST(Plan, ReduceReduceScatterAlltoallRangesAgreeWithTheModelsArgmin) {
+  std::mt19937_64 random(13);
+  for (const LinkCost& link : sample_links())
+    for (int size : {1, 2, 3, 5, 8, 31, 64}) {
+      const PlanInputs in = inputs(size, link, std::size_t{512} << 10, std::size_t{64} << 10);
+      const Plan plan = make_plan(in);
+      const PlanTables& t = plan.tables();
+      for (std::size_t bytes : check_sizes(t.reduce, in, random))
+        ASSERT_TRUE(t.reduce.at(bytes) == choose(reduce_collective(), in, bytes)) << "reduce " << bytes;
+      for (std::size_t bytes : check_sizes(t.reduce_scatter, in, random))
+        ASSERT_TRUE(t.reduce_scatter.at(bytes) == choose(reduce_scatter_collective(), in, bytes))
+            << "reduce_scatter " << bytes;
+      for (std::size_t bytes : check_sizes(t.reduce_scatter_v, in, random))
+        ASSERT_TRUE(t.reduce_scatter_v.at(bytes) == choose(reduce_scatter_v_collective(), in, bytes))
+            << "reduce_scatter_v " << bytes;
+      for (std::size_t bytes : check_sizes(t.alltoall, in, random))
+        ASSERT_TRUE(t.alltoall.at(bytes) == choose(alltoall_collective(), in, bytes)) << "alltoall " << bytes;
+      for (std::size_t bytes : check_sizes(t.alltoallv, in, random))
+        ASSERT_TRUE(t.alltoallv.at(bytes) == choose(alltoallv_collective(), in, bytes)) << "alltoallv " << bytes;
+    }
+}
+
 }  // namespace
 }  // namespace rcoll::tuning
