@@ -111,11 +111,14 @@ std::string run_case(const Job& job, int rank, std::uint64_t call, const tuning:
   GuardedBuffer recv(recv_bytes);
   const std::string label = "alltoall #" + std::to_string(call);
   algo.run(job.context(rank, call, label, c.segment_bytes), send.data(), send_blocks, recv.data(), recv_blocks);
-  const std::string who = "rank " + std::to_string(rank) + ": ";
-  if (recv.head(recv_bytes) != expected) return who + "wrong result";
-  if (!recv.intact()) return who + "guard bytes overwritten";
-  if (send != original) return who + "send buffer modified";
-  return {};
+  const char* wrong = recv.head(recv_bytes) != expected ? "wrong result"
+                      : !recv.intact()                   ? "guard bytes overwritten"
+                      : send != original                 ? "send buffer modified"
+                                                         : nullptr;
+  if (wrong == nullptr) return {};
+  std::string error = "rank " + std::to_string(rank) + ": ";
+  error.append(wrong);  // (GCC 12 warns falsely about operator+ on a named string here)
+  return error;
 }
 
 using Param = std::tuple<std::string, int, AlltoallAlgo>;
