@@ -29,6 +29,19 @@ std::size_t sum(std::span<const std::size_t> counts) {
   return std::accumulate(counts.begin(), counts.end(), std::size_t{0});
 }
 
+// A rank's own count argument must be its entry of the counts.
+void check_own_count(int rank, std::string_view name, std::size_t count, std::span<const std::size_t> counts,
+                     std::size_t me) {
+  if (count != counts[me])
+    throw_invalid(rank, name,
+                  "count " + std::to_string(count) + " differs from counts[" + std::to_string(me) + "] " +
+                      std::to_string(counts[me]));
+}
+
+[[noreturn]] void refuse_in_place(int rank, std::string_view name) {
+  throw_invalid(rank, name, "rcoll::in_place is the root's form only");
+}
+
 }  // namespace
 
 void CommImpl::reduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op, int root,
@@ -40,7 +53,7 @@ void CommImpl::reduce(const void* send, void* recv, std::size_t count, DataType 
   check_timeout(rank(), name, timeout);
   const bool root_here = rank() == root;
   if (send == in_place) {
-    if (!root_here) throw_invalid(rank(), name, "rcoll::in_place is the root's form only");
+    if (!root_here) refuse_in_place(rank(), name);
     send = recv;
   }
   check_buffer(rank(), name, "send", send, count);
@@ -81,10 +94,7 @@ void CommImpl::allgatherv(const void* send, std::size_t count, void* recv, std::
   check_timeout(rank(), name, timeout);
   const std::size_t extent = check_blocks(rank(), name, "recv", counts, displs, size(), type, true);
   const auto me = static_cast<std::size_t>(rank());
-  if (count != counts[me])
-    throw_invalid(rank(), name,
-                  "count " + std::to_string(count) + " differs from counts[" + std::to_string(me) + "] " +
-                      std::to_string(counts[me]));
+  check_own_count(rank(), name, count, counts, me);
   check_buffer(rank(), name, "recv", recv, extent);
   if (send == in_place) {
     send = at(recv, displs[me] * element);
@@ -195,7 +205,7 @@ void CommImpl::gather(const void* send, void* recv, std::size_t count, DataType 
   check_timeout(rank(), name, timeout);
   const bool root_here = rank() == root;
   if (send == in_place) {
-    if (!root_here) throw_invalid(rank(), name, "rcoll::in_place is the root's form only");
+    if (!root_here) refuse_in_place(rank(), name);
     check_buffer(rank(), name, "recv", recv, count * static_cast<std::size_t>(size()));
     send = at(recv, block * static_cast<std::size_t>(root));
   } else {
@@ -225,10 +235,7 @@ void CommImpl::gatherv(const void* send, std::size_t count, void* recv, std::spa
   if (root_here) {
     const std::size_t extent = check_blocks(rank(), name, "recv", counts, displs, size(), type, true);
     const auto me = static_cast<std::size_t>(root);
-    if (count != counts[me])
-      throw_invalid(rank(), name,
-                    "count " + std::to_string(count) + " differs from counts[" + std::to_string(me) + "] " +
-                        std::to_string(counts[me]));
+    check_own_count(rank(), name, count, counts, me);
     check_buffer(rank(), name, "recv", recv, extent);
     if (send == in_place) {
       send = at(recv, displs[me] * dtype_size(type));
@@ -238,7 +245,7 @@ void CommImpl::gatherv(const void* send, std::size_t count, void* recv, std::spa
     }
     blocks = Blocks{0, counts.data(), displs.data(), dtype_size(type)};
   } else {
-    if (send == in_place) throw_invalid(rank(), name, "rcoll::in_place is the root's form only");
+    if (send == in_place) refuse_in_place(rank(), name);
     check_buffer(rank(), name, "send", send, count);
   }
   const CallInfo call = CallInfo::collective_call(CallKind::gatherv, next_sequence(), 0, type, ReduceOp::sum, root);
@@ -264,7 +271,7 @@ void CommImpl::scatter(const void* send, void* recv, std::size_t count, DataType
       check_disjoint(rank(), name, send, total, recv, block);
     }
   } else {
-    if (recv == in_place) throw_invalid(rank(), name, "rcoll::in_place is the root's form only");
+    if (recv == in_place) refuse_in_place(rank(), name);
     check_buffer(rank(), name, "recv", recv, count);
   }
   const Blocks blocks{count, nullptr, nullptr, dtype_size(type)};
@@ -290,16 +297,13 @@ void CommImpl::scatterv(const void* send, std::span<const std::size_t> counts, s
     if (recv == in_place) {
       recv = const_cast<std::byte*>(at(send, displs[me] * dtype_size(type)));
     } else {
-      if (count != counts[me])
-        throw_invalid(rank(), name,
-                      "count " + std::to_string(count) + " differs from counts[" + std::to_string(me) + "] " +
-                          std::to_string(counts[me]));
+      check_own_count(rank(), name, count, counts, me);
       check_buffer(rank(), name, "recv", recv, count);
       check_disjoint(rank(), name, send, extent * dtype_size(type), recv, count * dtype_size(type));
     }
     blocks = Blocks{0, counts.data(), displs.data(), dtype_size(type)};
   } else {
-    if (recv == in_place) throw_invalid(rank(), name, "rcoll::in_place is the root's form only");
+    if (recv == in_place) refuse_in_place(rank(), name);
     check_buffer(rank(), name, "recv", recv, count);
   }
   const CallInfo call = CallInfo::collective_call(CallKind::scatterv, next_sequence(), 0, type, ReduceOp::sum, root);

@@ -42,4 +42,11 @@ inline std::vector<MissingRankOutcome> run_without_last_rank(
   return outcomes;
 }
 
+// Checks the outcomes of run_without_last_rank with a `timeout` of 300 ms:
+// no rank hangs (each returns within the timeout + 3 s), and every rank
+// (`all`), or rank 0 and any other that timed out, raised TimeoutError
+// naming "call #0: <name>" no earlier than the timeout. (`all` false: for a
+// rooted call where a rank may finish its part before the missing one matters.)
+void expect_timeouts(const std::vector<MissingRankOutcome>& outcomes, const std::string& name, bool all);
+
 }  // namespace rcoll::test

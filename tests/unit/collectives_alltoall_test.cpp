@@ -172,19 +172,6 @@ using namespace std::chrono_literals;
 // and the algorithm shortly after the deadline; none may hang.
 class MissingRankTest : public test::OnBackend<std::string> {};
 
-void expect_timeouts(const std::vector<test::MissingRankOutcome>& outcomes, const std::string& name, bool all) {
-  constexpr auto timeout = 300ms;
-  for (std::size_t rank = 0; rank < outcomes.size(); ++rank) {
-    const test::MissingRankOutcome& o = outcomes[rank];
-    if (all || rank == 0 || o.timed_out) {
-      EXPECT_TRUE(o.timed_out) << name << " rank " << rank << ": " << o.message;
-      EXPECT_NE(o.message.find("call #0: " + name), std::string::npos) << name << " rank " << rank << ": " << o.message;
-      EXPECT_GE(o.elapsed, timeout) << name;
-    }
-    EXPECT_LT(o.elapsed, timeout + 3s) << name;
-  }
-}
-
 TEST_P(MissingRankTest, AlltoallTimesOut) {
   for (const auto& algo : tuning::alltoall_collective().algorithms) {
     const Blocks blocks{1001, nullptr, nullptr, 1};
@@ -192,7 +179,7 @@ TEST_P(MissingRankTest, AlltoallTimesOut) {
       std::vector<std::byte> send(4 * 1001), recv(4 * 1001);
       algo.run(ctx, send.data(), blocks, recv.data(), blocks);
     });
-    expect_timeouts(outcomes, "alltoall " + std::string(to_string(algo.id)), true);
+    test::expect_timeouts(outcomes, "alltoall " + std::string(to_string(algo.id)), true);
   }
 }
 

@@ -209,19 +209,6 @@ using namespace std::chrono_literals;
 // and the algorithm shortly after the deadline; none may hang.
 class MissingRankTest : public test::OnBackend<std::string> {};
 
-void expect_timeouts(const std::vector<test::MissingRankOutcome>& outcomes, const std::string& name, bool all) {
-  constexpr auto timeout = 300ms;
-  for (std::size_t rank = 0; rank < outcomes.size(); ++rank) {
-    const test::MissingRankOutcome& o = outcomes[rank];
-    if (all || rank == 0 || o.timed_out) {
-      EXPECT_TRUE(o.timed_out) << name << " rank " << rank << ": " << o.message;
-      EXPECT_NE(o.message.find("call #0: " + name), std::string::npos) << name << " rank " << rank << ": " << o.message;
-      EXPECT_GE(o.elapsed, timeout) << name;
-    }
-    EXPECT_LT(o.elapsed, timeout + 3s) << name;
-  }
-}
-
 TEST_P(MissingRankTest, ReduceScatterTimesOut) {
   for (const auto& algo : tuning::reduce_scatter_collective().algorithms) {
     const Blocks blocks{1001, nullptr, nullptr, 4};
@@ -229,7 +216,7 @@ TEST_P(MissingRankTest, ReduceScatterTimesOut) {
       std::vector<float> data(4 * 1001, 1.0f);
       algo.run(ctx, data.data(), data.data(), blocks, DataType::float32, ReduceOp::sum);
     });
-    expect_timeouts(outcomes, "reduce_scatter " + std::string(to_string(algo.id)), true);
+    test::expect_timeouts(outcomes, "reduce_scatter " + std::string(to_string(algo.id)), true);
   }
 }
 
