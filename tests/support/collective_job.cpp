@@ -1,9 +1,12 @@
 #include "support/collective_job.hpp"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstring>
 
 #include "collectives/half_float.hpp"
+#include "support/run_ranks.hpp"
 
 namespace rcoll::test {
 namespace {
@@ -66,6 +69,20 @@ std::vector<std::byte> reference(int size, std::size_t count, DataType type, Red
     store(type, buf.data(), i, acc);
   }
   return buf;
+}
+
+void run_cases(const Job& job, std::size_t cases, const std::function<std::string(int rank, std::size_t i)>& run,
+               const std::function<std::string(std::size_t i)>& describe) {
+  const int size = job.size();
+  std::vector<std::vector<std::string>> errors(cases, std::vector<std::string>(static_cast<std::size_t>(size)));
+  run_ranks(size, [&](int rank) {
+    for (std::size_t i = 0; i < cases; ++i) errors[i][static_cast<std::size_t>(rank)] = run(rank, i);
+  });
+  int failures = 0;
+  for (std::size_t i = 0; i < cases; ++i)
+    for (const std::string& e : errors[i])
+      if (!e.empty() && ++failures <= 10) ADD_FAILURE() << describe(i) << ": " << e;
+  EXPECT_EQ(failures, 0);
 }
 
 }  // namespace rcoll::test

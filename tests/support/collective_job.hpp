@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <tuple>
@@ -87,6 +88,19 @@ inline const DataType kTypes[] = {DataType::int8,    DataType::uint8,    DataTyp
                                   DataType::int64,   DataType::uint64,   DataType::float16, DataType::bfloat16,
                                   DataType::float32, DataType::float64};
 inline const ReduceOp kOps[] = {ReduceOp::sum, ReduceOp::prod, ReduceOp::min, ReduceOp::max};
+
+// Runs case i (0 .. cases - 1) as call i on every rank of `job` at once;
+// run(rank, i) returns "" or what went wrong on that rank. Fails the test
+// with the first ten errors, each after describe(i).
+void run_cases(const Job& job, std::size_t cases, const std::function<std::string(int rank, std::size_t i)>& run,
+               const std::function<std::string(std::size_t i)>& describe);
+
+// "<transport>_n<size>_<algorithm>": the names of (transport, size, algorithm id) cases.
+template <typename Param>
+std::string world_algo_name(const ::testing::TestParamInfo<Param>& info) {
+  return std::get<0>(info.param) + "_n" + std::to_string(std::get<1>(info.param)) + "_" +
+         to_string(std::get<2>(info.param));
+}
 
 // Input element i of `rank` for `op`: sums stay within [-32, 64], products
 // are +-1, +-2 or +-4 (at most two 2s among 8 consecutive ranks), min/max

@@ -90,24 +90,12 @@ std::string run_case(const Job& job, int rank, std::uint64_t call, AllgatherSche
 }
 
 void run_cases(const Job& job, AllgatherSchedule run, const std::vector<Case>& cases) {
-  const int size = job.size();
-  std::vector<std::vector<std::string>> errors(cases.size(), std::vector<std::string>(size));
-  test::run_ranks(size, [&](int rank) {
-    for (std::size_t i = 0; i < cases.size(); ++i) errors[i][rank] = run_case(job, rank, i, run, cases[i]);
-  });
-  int failures = 0;
-  for (std::size_t i = 0; i < cases.size(); ++i)
-    for (const std::string& e : errors[i])
-      if (!e.empty() && ++failures <= 10) ADD_FAILURE() << describe(cases[i]) << ": " << e;
-  EXPECT_EQ(failures, 0);
+  test::run_cases(
+      job, cases.size(), [&](int rank, std::size_t i) { return run_case(job, rank, i, run, cases[i]); },
+      [&](std::size_t i) { return describe(cases[i]); });
 }
 
 using Param = std::tuple<std::string, int, AllgatherAlgo>;
-
-std::string name(const ::testing::TestParamInfo<Param>& info) {
-  return std::get<0>(info.param) + "_n" + std::to_string(std::get<1>(info.param)) + "_" +
-         to_string(std::get<2>(info.param));
-}
 
 class AllgatherTest : public test::OnBackend<Param> {};
 
@@ -118,7 +106,8 @@ TEST_P(AllgatherTest, EveryRankGetsEveryBlockInPlaceAndGuardsStayUntouched) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, AllgatherTest,
-                         ::testing::ValuesIn(test::worlds_and(tuning::allgather_collective().algorithms)), name);
+                         ::testing::ValuesIn(test::worlds_and(tuning::allgather_collective().algorithms)),
+                         test::world_algo_name<Param>);
 
 class AllgathervTest : public test::OnBackend<Param> {};
 
@@ -132,7 +121,8 @@ TEST_P(AllgathervTest, EmptyBlocksAndGappedReverseDisplacementsAndUniformBlocks)
 }
 
 INSTANTIATE_TEST_SUITE_P(All, AllgathervTest,
-                         ::testing::ValuesIn(test::worlds_and(tuning::allgatherv_collective().algorithms)), name);
+                         ::testing::ValuesIn(test::worlds_and(tuning::allgatherv_collective().algorithms)),
+                         test::world_algo_name<Param>);
 
 // Over TCP, pieces above the eager limit stay pending until the receiver
 // posts for them. With its right neighbour late, a ring rank keeps depth

@@ -131,20 +131,9 @@ void run_all(const Param& param, const tuning::Collective<tuning::AlltoallAlgori
   // Where the transport has an eager limit E: blocks of 1.5 E + 1 bytes, which go by rendezvous.
   const std::size_t eager = job.eager_limit();
   if (eager <= (std::size_t{1} << 20) && size > 1) all.push_back({eager + eager / 2 + 1, -1, 1, eager});
-  std::vector<std::vector<std::string>> errors(all.size(), std::vector<std::string>(static_cast<std::size_t>(size)));
-  test::run_ranks(size, [&](int rank) {
-    for (std::size_t i = 0; i < all.size(); ++i) errors[i][rank] = run_case(job, rank, i, algo, all[i]);
-  });
-  int failures = 0;
-  for (std::size_t i = 0; i < all.size(); ++i)
-    for (const std::string& e : errors[i])
-      if (!e.empty() && ++failures <= 10) ADD_FAILURE() << describe(all[i]) << ": " << e;
-  EXPECT_EQ(failures, 0);
-}
-
-std::string param_name(const ::testing::TestParamInfo<Param>& info) {
-  return std::get<0>(info.param) + "_n" + std::to_string(std::get<1>(info.param)) + "_" +
-         to_string(std::get<2>(info.param));
+  test::run_cases(
+      job, all.size(), [&](int rank, std::size_t i) { return run_case(job, rank, i, algo, all[i]); },
+      [&](std::size_t i) { return describe(all[i]); });
 }
 
 class AlltoallTest : public test::OnBackend<Param> {};
@@ -152,7 +141,7 @@ class AlltoallTest : public test::OnBackend<Param> {};
 TEST_P(AlltoallTest, DeliversEveryBlockForEveryBlockSize) { run_all(GetParam(), tuning::alltoall_collective(), false); }
 
 INSTANTIATE_TEST_SUITE_P(All, AlltoallTest,
-                         ::testing::ValuesIn(test::worlds_and(tuning::alltoall_collective().algorithms)), param_name);
+                         ::testing::ValuesIn(test::worlds_and(tuning::alltoall_collective().algorithms)), test::world_algo_name<Param>);
 
 class AlltoallvTest : public test::OnBackend<Param> {};
 
@@ -162,7 +151,7 @@ TEST_P(AlltoallvTest, DeliversEveryBlockWithZeroCountsAndGappedDisplacements) {
 
 INSTANTIATE_TEST_SUITE_P(All, AlltoallvTest,
                          ::testing::ValuesIn(test::worlds_and(tuning::alltoallv_collective().algorithms)),
-                         param_name);
+                         test::world_algo_name<Param>);
 
 // ------------------------------------------------------------ a missing rank
 

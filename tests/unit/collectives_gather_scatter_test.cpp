@@ -120,22 +120,9 @@ std::string scatter_case(const Job& job, int rank, std::uint64_t call, ScatterSc
 
 template <typename Schedule, typename RunCase>
 void run_cases(const Job& job, Schedule run, const std::vector<Case>& all, RunCase run_case) {
-  const int size = job.size();
-  std::vector<std::vector<std::string>> errors(all.size(), std::vector<std::string>(size));
-  test::run_ranks(size, [&](int rank) {
-    for (std::size_t i = 0; i < all.size(); ++i) errors[i][rank] = run_case(job, rank, i, run, all[i]);
-  });
-  int failures = 0;
-  for (std::size_t i = 0; i < all.size(); ++i)
-    for (const std::string& e : errors[i])
-      if (!e.empty() && ++failures <= 10) ADD_FAILURE() << describe(all[i]) << ": " << e;
-  EXPECT_EQ(failures, 0);
-}
-
-template <typename Algo>
-std::string name(const ::testing::TestParamInfo<std::tuple<std::string, int, Algo>>& info) {
-  return std::get<0>(info.param) + "_n" + std::to_string(std::get<1>(info.param)) + "_" +
-         to_string(std::get<2>(info.param));
+  test::run_cases(
+      job, all.size(), [&](int rank, std::size_t i) { return run_case(job, rank, i, run, all[i]); },
+      [&](std::size_t i) { return describe(all[i]); });
 }
 
 // ------------------------------------------------------------ gather
@@ -152,7 +139,7 @@ TEST_P(GatherTest, TheRootGetsEveryBlockInPlaceFromEveryRoot) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, GatherTest, ::testing::ValuesIn(test::worlds_and(tuning::gather_collective().algorithms)),
-                         name<GatherAlgo>);
+                         test::world_algo_name<GatherParam>);
 
 class GathervTest : public test::OnBackend<GatherParam> {};
 
@@ -166,7 +153,7 @@ TEST_P(GathervTest, EmptyBlocksAndGappedReverseDisplacementsFromEveryRoot) {
 
 INSTANTIATE_TEST_SUITE_P(All, GathervTest,
                          ::testing::ValuesIn(test::worlds_and(tuning::gatherv_collective().algorithms)),
-                         name<GatherAlgo>);
+                         test::world_algo_name<GatherParam>);
 
 // ------------------------------------------------------------ scatter
 
@@ -183,7 +170,7 @@ TEST_P(ScatterTest, EveryRankGetsItsBlockFromEveryRoot) {
 
 INSTANTIATE_TEST_SUITE_P(All, ScatterTest,
                          ::testing::ValuesIn(test::worlds_and(tuning::scatter_collective().algorithms)),
-                         name<ScatterAlgo>);
+                         test::world_algo_name<ScatterParam>);
 
 class ScattervTest : public test::OnBackend<ScatterParam> {};
 
@@ -197,7 +184,7 @@ TEST_P(ScattervTest, EmptyBlocksAndGappedReverseDisplacementsFromEveryRoot) {
 
 INSTANTIATE_TEST_SUITE_P(All, ScattervTest,
                          ::testing::ValuesIn(test::worlds_and(tuning::scatterv_collective().algorithms)),
-                         name<ScatterAlgo>);
+                         test::world_algo_name<ScatterParam>);
 
 }  // namespace
 }  // namespace rcoll::collectives

@@ -134,20 +134,9 @@ void run_all(const Param& param, const tuning::Collective<tuning::ReduceScatterA
         all.push_back({DataType::float32, ReduceOp::sum, std::vector<std::size_t>(static_cast<std::size_t>(size),
                                                                                    (eager + eager / 2) / 4 + 1),
                        v, in_place, segment});
-  std::vector<std::vector<std::string>> errors(all.size(), std::vector<std::string>(static_cast<std::size_t>(size)));
-  test::run_ranks(size, [&](int rank) {
-    for (std::size_t i = 0; i < all.size(); ++i) errors[i][rank] = run_case(job, rank, i, algo, collective, all[i]);
-  });
-  int failures = 0;
-  for (std::size_t i = 0; i < all.size(); ++i)
-    for (const std::string& e : errors[i])
-      if (!e.empty() && ++failures <= 10) ADD_FAILURE() << describe(all[i]) << ": " << e;
-  EXPECT_EQ(failures, 0);
-}
-
-std::string param_name(const ::testing::TestParamInfo<Param>& info) {
-  return std::get<0>(info.param) + "_n" + std::to_string(std::get<1>(info.param)) + "_" +
-         to_string(std::get<2>(info.param));
+  test::run_cases(
+      job, all.size(), [&](int rank, std::size_t i) { return run_case(job, rank, i, algo, collective, all[i]); },
+      [&](std::size_t i) { return describe(all[i]); });
 }
 
 class ReduceScatterTest : public test::OnBackend<Param> {};
@@ -158,7 +147,7 @@ TEST_P(ReduceScatterTest, MatchesSerialReferenceForEveryTypeOpCountAndPlacement)
 
 INSTANTIATE_TEST_SUITE_P(All, ReduceScatterTest,
                          ::testing::ValuesIn(test::worlds_and(tuning::reduce_scatter_collective().algorithms)),
-                         param_name);
+                         test::world_algo_name<Param>);
 
 class ReduceScatterVTest : public test::OnBackend<Param> {};
 
@@ -168,7 +157,7 @@ TEST_P(ReduceScatterVTest, MatchesSerialReferenceWithZeroAndUnequalCounts) {
 
 INSTANTIATE_TEST_SUITE_P(All, ReduceScatterVTest,
                          ::testing::ValuesIn(test::worlds_and(tuning::reduce_scatter_v_collective().algorithms)),
-                         param_name);
+                         test::world_algo_name<Param>);
 
 // ------------------------------------------------------------ a late rank
 

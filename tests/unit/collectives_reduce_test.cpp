@@ -107,22 +107,13 @@ TEST_P(ReduceTest, MatchesSerialReferenceForEveryTypeOpCountRootAndPlacement) {
       for (bool in_place : {false, true})
         all.push_back({DataType::float32, ReduceOp::sum, (eager + eager / 2) / 4 + 1,
                        static_cast<int>(all.size()) % size, in_place, segment});
-  std::vector<std::vector<std::string>> errors(all.size(), std::vector<std::string>(static_cast<std::size_t>(size)));
-  test::run_ranks(size, [&](int rank) {
-    for (std::size_t i = 0; i < all.size(); ++i) errors[i][rank] = run_case(job, rank, i, algo, all[i]);
-  });
-  int failures = 0;
-  for (std::size_t i = 0; i < all.size(); ++i)
-    for (const std::string& e : errors[i])
-      if (!e.empty() && ++failures <= 10) ADD_FAILURE() << describe(all[i]) << ": " << e;
-  EXPECT_EQ(failures, 0);
+  test::run_cases(
+      job, all.size(), [&](int rank, std::size_t i) { return run_case(job, rank, i, algo, all[i]); },
+      [&](std::size_t i) { return describe(all[i]); });
 }
 
 INSTANTIATE_TEST_SUITE_P(All, ReduceTest, ::testing::ValuesIn(test::worlds_and(tuning::reduce_collective().algorithms)),
-                         [](const ::testing::TestParamInfo<Param>& info) {
-                           return std::get<0>(info.param) + "_n" + std::to_string(std::get<1>(info.param)) + "_" +
-                                  to_string(std::get<2>(info.param));
-                         });
+                         test::world_algo_name<Param>);
 
 // ------------------------------------------------------------ a missing rank
 

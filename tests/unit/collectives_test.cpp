@@ -140,15 +140,9 @@ TEST_P(AllreduceTest, MatchesSerialReferenceForEveryTypeOpCountAndPlacement) {
       for (bool in_place : {false, true})
         cases.push_back({DataType::float32, ReduceOp::sum, chunk * static_cast<std::size_t>(size), in_place, segment});
   }
-  std::vector<std::vector<std::string>> errors(cases.size(), std::vector<std::string>(size));
-  test::run_ranks(size, [&](int rank) {
-    for (std::size_t i = 0; i < cases.size(); ++i) errors[i][rank] = run_allreduce_case(job, rank, i, algo, cases[i]);
-  });
-  int failures = 0;
-  for (std::size_t i = 0; i < cases.size(); ++i)
-    for (const std::string& e : errors[i])
-      if (!e.empty() && ++failures <= 10) ADD_FAILURE() << describe(cases[i]) << ": " << e;
-  EXPECT_EQ(failures, 0);
+  test::run_cases(
+      job, cases.size(), [&](int rank, std::size_t i) { return run_allreduce_case(job, rank, i, algo, cases[i]); },
+      [&](std::size_t i) { return describe(cases[i]); });
 }
 
 // Non-integer floats: results are inexact, but every rank must hold bitwise
@@ -202,14 +196,9 @@ TEST_P(AllreduceTest, FloatResultsAreBitwiseIdenticalOnAllRanksAndRuns) {
   }
 }
 
-std::string allreduce_name(const ::testing::TestParamInfo<AllreduceParam>& info) {
-  return std::get<0>(info.param) + "_n" + std::to_string(std::get<1>(info.param)) + "_" +
-         to_string(std::get<2>(info.param));
-}
-
 INSTANTIATE_TEST_SUITE_P(All, AllreduceTest,
                          ::testing::ValuesIn(worlds_and(tuning::allreduce_collective().algorithms)),
-                         allreduce_name);
+                         test::world_algo_name<AllreduceParam>);
 
 // ------------------------------------------------------------ bcast
 
@@ -257,14 +246,9 @@ TEST_P(BcastTest, DeliversTheRootsBytesToEveryRankFromEveryRoot) {
       EXPECT_EQ(wrong[i][rank], 0) << "root " << cases[i].root << " bytes " << cases[i].bytes << ": rank " << rank;
 }
 
-std::string bcast_name(const ::testing::TestParamInfo<BcastParam>& info) {
-  return std::get<0>(info.param) + "_n" + std::to_string(std::get<1>(info.param)) + "_" +
-         to_string(std::get<2>(info.param));
-}
-
 INSTANTIATE_TEST_SUITE_P(All, BcastTest,
                          ::testing::ValuesIn(worlds_and(tuning::bcast_collective().algorithms)),
-                         bcast_name);
+                         test::world_algo_name<BcastParam>);
 
 // ------------------------------------------------------------ barrier
 
