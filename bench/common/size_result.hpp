@@ -12,8 +12,10 @@
 namespace rcoll::bench {
 
 struct SizeResult {
-  std::size_t bytes = 0;  // count * element size
-  std::size_t count = 0;
+  // The size the row stands for: count * element size, times the ranks
+  // where rcoll-bench splits the buffer into one block per rank.
+  std::size_t bytes = 0;
+  std::size_t count = 0;  // the call's count argument, in elements
   // Per iteration the slowest rank's time; statistics over iterations.
   LatencyStats latency;
   double algbw_gbps = 0;

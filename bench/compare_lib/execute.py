@@ -14,6 +14,11 @@ from . import results
 
 # Seconds a job may linger after writing its complete results.
 STUCK_GRACE_S = 5.0
+# How the note of a job starts whose program exited with status 2 and no
+# results: it refused its command line (rcoll-bench, the peers and
+# rcoll-run's ranks exit 2 for a bad command line), e.g. an op it does not
+# know yet; no other job of that (library, op) is run.
+REFUSED = "refused its command line"
 
 
 def _stop(procs):
@@ -99,7 +104,14 @@ def run_job(lib, op, ranks, sizes, iters, warmup, paths, timeout_s):
         # Exit status 1 with a complete document means wrong elements: the
         # errors are in the document and reported, not dropped.
         if doc is None or status not in (0, 1):
-            tail = "\n".join(text.strip().splitlines()[-6:])
+            # Without the benchmark's own '#' header lines, the first line
+            # of the note (what the report lists) is the complaint.
+            tail = "\n".join([line for line in text.strip().splitlines() if not line.startswith("#")][-6:])
+            if doc is None and status == 2:
+                # The program's own complaint comes first, before its usage text.
+                first = next((line for line in text.splitlines() if line.strip() and not line.startswith("#")), "")
+                return None, f"{REFUSED} (exit status 2; no other job of this library and op is run): {first}", \
+                    seconds
             return None, f"exit status {status} after {seconds:.0f} s: {tail}", seconds
         if stuck:
             doc["stuck_at_exit"] = True

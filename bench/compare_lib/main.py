@@ -31,7 +31,12 @@ def parse_args(argv):
         "on this machine over loopback, alternating libraries, and reports medians over repetitions: "
         "markdown tables, JSON, PNG plots."))
     p.add_argument("--ranks", default="2,3,4", help="rank counts (default 2,3,4)")
-    p.add_argument("--ops", default="allreduce,bcast", help="allreduce,bcast (default both)")
+    p.add_argument("--ops", default="allreduce,bcast", help=(
+        "comma-separated, of " + ",".join(results.OPS) + " (default allreduce,bcast). Sizes as nccl-tests: "
+        "the vector (allreduce, bcast, reduce), a rank's receive buffer (allgather; gather: the root's), a rank's "
+        "send buffer (reduce_scatter, alltoall; scatter: the root's), rounded down to whole float32 elements per "
+        "rank. Open MPI, MPICH and Gloo have every op; a library without one (compare_lib/libs.py, lacks) "
+        "is skipped for it with a note"))
     p.add_argument("--libs", default=",".join(libraries.ALL_LIBS), help="rcoll,openmpi,mpich,gloo (default all)")
     p.add_argument("--reps", type=int, default=3, help="repetitions of every job (default 3)")
     p.add_argument("--quick", action="store_true", help="a short sweep (8 B .. 1 MiB, 6 sizes) for smoke tests")
@@ -55,8 +60,8 @@ def parse_args(argv):
     args.ops = args.ops.split(",")
     args.libs = args.libs.split(",")
     for op in args.ops:
-        if op not in ("allreduce", "bcast"):
-            p.error(f"unknown op {op!r}")
+        if op not in results.OPS:
+            p.error(f"unknown op {op!r} (known: {', '.join(results.OPS)})")
     for lib in args.libs:
         if lib not in libraries.ALL_LIBS:
             p.error(f"unknown library {lib!r} (known: {', '.join(libraries.ALL_LIBS)})")
@@ -171,11 +176,11 @@ def results_name(meta):
     return meta["date"].replace(" ", "-").replace(":", "") + "-compare.md"
 
 
-METHOD = ("Method: every library runs the same sizes (float32 elements: 2^k, 3·2^k and 2^k+1; {sizes}) "
+METHOD = ("Method: every library runs the same sizes (float32 elements: 2^k, 3·2^k and 2^k+1; {sizes}{meaning}) "
           "with the same loop: warm-up, barrier, each iteration timed on its own, per iteration the slowest "
           "rank, median over iterations; iterations per size band: {bands}; `--check` (exact integer data, every "
           "element compared). Per (op, ranks, band) the jobs alternate between libraries, rotating the order each "
-          "repetition; cells are medians over {reps} repetitions. busbw: allreduce algbw·2(n−1)/n, bcast algbw. "
+          "repetition; cells are medians over {reps} repetitions. busbw: {busbw}. "
           "Open MPI: `mpirun --mca pml ob1 --mca btl self,tcp --mca btl_tcp_if_include lo "
           "--oversubscribe`; MPICH: `MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp UCX_NET_DEVICES=lo mpiexec`; Gloo: TCP "
           "device on 127.0.0.1, file-store rendezvous; rcoll: `tools/rcoll-run --transport tcp`. Each library "
@@ -184,6 +189,29 @@ METHOD = ("Method: every library runs the same sizes (float32 elements: 2^k, 3·
           "cores (round-robin beyond), MPICH and Gloo do not bind. A job slower than "
           f"{schedule.SLOW_FACTOR}× the fastest library's same job (at least {schedule.MIN_TIMEOUT_S} s) is stopped, "
           "not run again, and its cells stay empty (see the notes).")
+
+
+# What a size means and the busbw factor, per op (nccl-tests' conventions).
+SIZE_MEANING = {"reduce": "the vector", "allgather": "a rank's receive buffer", "gather": "the root's receive buffer",
+                "reduce_scatter": "a rank's send buffer", "alltoall": "a rank's send buffer",
+                "scatter": "the root's send buffer"}
+BUSBW = {"allreduce": "algbw·2(n−1)/n", "bcast": "algbw", "reduce": "algbw", "allgather": "algbw·(n−1)/n",
+         "reduce_scatter": "algbw·(n−1)/n", "alltoall": "algbw·(n−1)/n", "gather": "algbw", "scatter": "algbw"}
+
+
+def method(ops, sizes_text, bands_text, reps):
+    """The Method paragraph for a run of `ops`."""
+    meaning = [f"{op}: {SIZE_MEANING[op]}" for op in ops if op in SIZE_MEANING]
+    meaning_text = ""
+    if meaning:
+        meaning_text = ("; a size is, as in nccl-tests, " + ", ".join(meaning) + ", rounded down to whole elements "
+                        "per rank where it is split into blocks; float32, sum where the op reduces, root 0")
+    busbw = "; ".join(f"{op} {BUSBW[op]}" for op in ops)
+    text = METHOD.format(sizes=sizes_text, meaning=meaning_text, bands=bands_text, reps=reps, busbw=busbw)
+    if "reduce_scatter" in ops:
+        text += (" Gloo's reduce_scatter is its in-place ReduceScatterHalvingDoubling (the options API has none), "
+                 "the input copied into its work vector outside the timed loop.")
+    return text
 
 
 def _exit_on_signal(signum, _frame):
@@ -219,7 +247,10 @@ def measure(args, argv):
     load_before = report.machine()["load"]
     limits = measure_limits(paths, args.quick, notes) if limits_ok else {}
     sizes = sweep.quick_sizes() if args.quick else sweep.full_sizes()
-    jobs = schedule.plan(args.ops, args.ranks, sweep.bands(sizes, quick=args.quick), args.reps, chosen)
+    notes += [f"{lib} has no {op}: not run" for op in args.ops for lib in chosen if not libraries.supports(lib, op)]
+    jobs = schedule.plan(args.ops, args.ranks,
+                         lambda op, ranks: sweep.bands(sweep.op_sizes(op, ranks, sizes), quick=args.quick),
+                         args.reps, chosen)
     log(f"compare: {len(jobs)} jobs: {', '.join(chosen)}; " + "; ".join(notes))
     samples, failures, versions, stuck = schedule.run(jobs, paths, args.job_timeout)
     if stuck:
@@ -233,7 +264,7 @@ def measure(args, argv):
             "baseline": baseline, "machine": report.machine(),
             "load_before": load_before, "load_after": report.machine()["load"], "notes": notes,
             "versions": versions, "libs": chosen,
-            "method": METHOD.format(sizes=size_text, bands=sweep.describe_bands(sizes, args.quick), reps=args.reps)}
+            "method": method(args.ops, size_text, sweep.describe_bands(sizes, args.quick), args.reps)}
     return {"meta": meta, "limits": limits, "samples": samples, "failures": failures}
 
 

@@ -10,6 +10,11 @@ iterations of the slowest rank's time, measured by the same loop
 import json
 
 RESULT_KEYS = ("bytes", "count", "time_us", "algbw_GBps", "busbw_GBps", "errors")
+# Every op the comparison knows, in report order; --ops takes these names
+# (rcoll-bench's and the peers' --op names).
+OPS = ("allreduce", "bcast", "reduce", "allgather", "reduce_scatter", "alltoall", "gather", "scatter")
+# The ops that split the size into one block per rank (sweep.op_sizes).
+BLOCKED_OPS = ("allgather", "reduce_scatter", "alltoall", "gather", "scatter")
 META_KEYS = ("op", "ranks", "iters", "warmup")
 
 
@@ -23,10 +28,14 @@ def median(values):
 
 
 def bus_factor(op, ranks):
-    """nccl-tests: allreduce busbw = algbw * 2(n-1)/n, bcast busbw = algbw."""
+    """nccl-tests: busbw = algbw * 2(n-1)/n for allreduce, (n-1)/n for
+    allgather, reduce_scatter and alltoall, 1 for bcast, reduce, gather and
+    scatter (the same factors as bench/peers/common/peer_layout.hpp)."""
     if op == "allreduce":
         return 2.0 * (ranks - 1) / ranks
-    if op == "bcast":
+    if op in ("allgather", "reduce_scatter", "alltoall"):
+        return (ranks - 1) / ranks
+    if op in ("bcast", "reduce", "gather", "scatter"):
         return 1.0
     raise ValueError(f"unknown op {op!r}")
 

@@ -5,7 +5,17 @@ number of elements: powers of two (2^k elements), the odd sizes 3*2^k and
 2^k+1 elements, from 8 B (2 elements) to 64 MiB. The iteration rule is the
 same for every library: it depends only on the size, and each band of sizes
 is one job per library so that jobs stay short and alternate often.
+
+What a size means follows nccl-tests (as rcoll-bench and bench/peers/): the
+vector for allreduce, bcast and reduce; a rank's receive buffer for
+allgather, the root's for gather; a rank's send buffer for reduce_scatter
+and alltoall, the root's for scatter. The blocked ops split it into one
+block per rank in whole float32 elements: op_sizes rounds every size down
+to a multiple of ranks elements, drops those left empty and repeats, and
+only those sizes are run, so every program reports exactly the sizes asked.
 """
+
+from .results import BLOCKED_OPS
 
 ELEMENT = 4  # float32
 MIN_BYTES = 8
@@ -28,6 +38,14 @@ def full_sizes(min_bytes=MIN_BYTES, max_bytes=MAX_BYTES):
         counts.update({1 << k, 3 << k, (1 << k) + 1})
         k += 1
     return sorted(c * ELEMENT for c in counts if min_bytes <= c * ELEMENT <= max_bytes)
+
+
+def op_sizes(op, ranks, sizes):
+    """The sizes `op` runs with `ranks` ranks: each rounded down to whole
+    float32 elements (per rank for the blocked ops), without empty sizes or
+    repeats, sorted."""
+    unit = ELEMENT * (ranks if op in BLOCKED_OPS else 1)
+    return sorted({s // unit * unit for s in sizes if s >= unit})
 
 
 def quick_sizes():
@@ -71,11 +89,15 @@ def describe_bands(sizes, quick=False):
 
 def format_bytes(n):
     """In the largest unit that divides n (8 B, 4 KiB, 3 MiB, 1536 KiB), or
-    that leaves only a few bytes (1 MiB+4), else in bytes (1536 B)."""
+    that leaves only a few bytes over or short (1 MiB+4; 1 MiB-4, a size
+    the blocked ops rounded down to whole elements per rank), else in bytes
+    (1536 B)."""
     for unit, shift in (("MiB", 20), ("KiB", 10)):
         whole, rest = divmod(n, 1 << shift)
         if whole and rest == 0:
             return f"{whole} {unit}"
         if whole and rest < 64:
             return f"{whole} {unit}+{rest}"
+        if (1 << shift) - rest < 64:
+            return f"{whole + 1} {unit}-{(1 << shift) - rest}"
     return f"{n} B"

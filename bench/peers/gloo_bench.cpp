@@ -1,22 +1,38 @@
-// gloo_bench: gloo::allreduce / gloo::broadcast over Gloo's TCP transport on
-// 127.0.0.1, measured by the same loop, options and output as rcoll-bench
-// (common/peer_runner.hpp), for the side-by-side comparison (bench/compare).
+// gloo_bench: Gloo's collectives over its TCP transport on 127.0.0.1,
+// measured by the same loop, options and output as rcoll-bench
+// (common/peer_runner.hpp), for the side-by-side comparison (bench/compare);
+// sizes as nccl-tests (common/peer_layout.hpp). Per --op: gloo::allreduce,
+// broadcast, reduce, allgather, alltoall, gather, scatter (float32, sum);
+// reduce_scatter has no function of the options API in Debian's libgloo-dev
+// (0.0~git20220518), so it runs Gloo's ReduceScatterHalvingDoubling (the
+// older Algorithm API), which works in place on the whole vector: prepare()
+// copies the input into a work vector outside the timed loop, so the time is
+// that of Gloo's in-place reduce_scatter, and finish() copies this rank's
+// block (left at the start of the work vector) to the output for --check.
 // Gloo has no launcher: start `size` processes with PEER_RANK (0..size-1),
 // PEER_SIZE and PEER_STORE (an empty directory shared by the job; Gloo's
 // file store rendezvous). bench/compare does this.
 // Exit status: 0, 1 for wrong elements or a Gloo error, 2 for a bad
 // command line or environment.
+#include <gloo/allgather.h>
 #include <gloo/allreduce.h>
+#include <gloo/alltoall.h>
 #include <gloo/barrier.h>
 #include <gloo/broadcast.h>
+#include <gloo/gather.h>
 #include <gloo/math.h>
+#include <gloo/reduce.h>
+#include <gloo/reduce_scatter.h>
+#include <gloo/scatter.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/file_store.h>
 #include <gloo/transport/tcp/device.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -65,25 +81,21 @@ class GlooBackend {
   int rank() const { return context_->rank; }
   int size() const { return context_->size; }
 
-  void prepare(PeerOp op, const float* in, float* out, std::size_t count, int root) {
-    allreduce_.reset();
-    bcast_.reset();
-    if (op == PeerOp::bcast) {
-      bcast_.emplace(context_);
-      bcast_->setOutput(out, count);
-      bcast_->setRoot(root);
-      return;
-    }
-    allreduce_.emplace(context_);
+  void prepare(PeerOp op, const float* in, float* out, const PeerLayout& layout, int root) {
+    run_ = nullptr;
+    finish_ = nullptr;
+    held_.reset();
     // Gloo's input pointers are non-const; it only reads them.
-    if (in != out) allreduce_->setInput(const_cast<float*>(in), count);
-    allreduce_->setOutput(out, count);
-    allreduce_->setReduceFunction(static_cast<ReduceFn>(&gloo::sum<float>));
+    auto* input = const_cast<float*>(in);
+    if (op == PeerOp::reduce_scatter) prepare_reduce_scatter(in, out, layout);
+    else if (is_blocked(op)) prepare_blocks(op, input, out, layout, root);
+    else prepare_vector(op, input, out, layout.count, root);
   }
 
-  void run_once() {
-    if (allreduce_) gloo::allreduce(*allreduce_);
-    else gloo::broadcast(*bcast_);
+  void run_once() { run_(); }
+
+  void finish() {
+    if (finish_) finish_();
   }
 
   void barrier() {
@@ -106,9 +118,87 @@ class GlooBackend {
   }
 
  private:
+  // allreduce, bcast, reduce: `count` elements.
+  void prepare_vector(PeerOp op, float* in, float* out, std::size_t count, int root) {
+    if (op == PeerOp::bcast) {
+      auto o = std::make_unique<gloo::BroadcastOptions>(context_);
+      o->setOutput(out, count);
+      o->setRoot(root);
+      return bind(std::move(o), [](gloo::BroadcastOptions& x) { gloo::broadcast(x); });
+    }
+    if (op == PeerOp::reduce) {
+      auto o = std::make_unique<gloo::ReduceOptions>(context_);
+      o->setInput(in, count);
+      o->setOutput(out, count);  // every rank: Gloo works in it off the root too
+      o->setRoot(root);
+      o->setReduceFunction(static_cast<ReduceFn>(&gloo::sum<float>));
+      return bind(std::move(o), [](gloo::ReduceOptions& x) { gloo::reduce(x); });
+    }
+    auto o = std::make_unique<gloo::AllreduceOptions>(context_);
+    if (in != out) o->setInput(in, count);
+    o->setOutput(out, count);
+    o->setReduceFunction(static_cast<ReduceFn>(&gloo::sum<float>));
+    bind(std::move(o), [](gloo::AllreduceOptions& x) { gloo::allreduce(x); });
+  }
+
+  // allgather, alltoall, gather, scatter: blocks of layout.block elements.
+  void prepare_blocks(PeerOp op, float* in, float* out, const PeerLayout& layout, int root) {
+    const std::size_t count = layout.count;
+    const std::size_t block = layout.block;
+    if (op == PeerOp::allgather) {
+      auto o = std::make_unique<gloo::AllgatherOptions>(context_);
+      o->setInput(in, block);
+      o->setOutput(out, count);
+      return bind(std::move(o), [](gloo::AllgatherOptions& x) { gloo::allgather(x); });
+    }
+    if (op == PeerOp::alltoall) {
+      auto o = std::make_unique<gloo::AlltoallOptions>(context_);
+      o->setInput(in, count);
+      o->setOutput(out, count);
+      return bind(std::move(o), [](gloo::AlltoallOptions& x) { gloo::alltoall(x); });
+    }
+    if (op == PeerOp::gather) {
+      auto o = std::make_unique<gloo::GatherOptions>(context_);
+      o->setInput(in, block);
+      if (rank() == root) o->setOutput(out, count);
+      o->setRoot(root);
+      return bind(std::move(o), [](gloo::GatherOptions& x) { gloo::gather(x); });
+    }
+    auto o = std::make_unique<gloo::ScatterOptions>(context_);
+    if (rank() == root) {
+      std::vector<float*> blocks;
+      for (int r = 0; r < size(); ++r) blocks.push_back(in + static_cast<std::size_t>(r) * block);
+      o->setInputs(blocks, block);
+    }
+    o->setOutput(out, block);
+    o->setRoot(root);
+    bind(std::move(o), [](gloo::ScatterOptions& x) { gloo::scatter(x); });
+  }
+
+  // Keeps `object` (an options object or an algorithm) until the next
+  // prepare(); run_once() calls `call` on it.
+  template <typename T, typename Call>
+  void bind(std::unique_ptr<T> object, Call call) {
+    T* raw = object.get();
+    held_ = std::shared_ptr<void>(std::move(object));
+    run_ = [raw, call] { call(*raw); };
+  }
+
+  // See the top of this file: in place on a copy of the input.
+  void prepare_reduce_scatter(const float* in, float* out, const PeerLayout& layout) {
+    work_.assign(in, in + layout.count);
+    const std::vector<int> blocks(static_cast<std::size_t>(size()), static_cast<int>(layout.block));
+    auto algorithm = std::make_unique<gloo::ReduceScatterHalvingDoubling<float>>(
+        context_, std::vector<float*>{work_.data()}, static_cast<int>(layout.count), blocks);
+    bind(std::move(algorithm), [](gloo::ReduceScatterHalvingDoubling<float>& x) { x.run(); });
+    finish_ = [this, out, block = layout.block] { std::copy_n(work_.data(), block, out); };
+  }
+
   std::shared_ptr<gloo::rendezvous::Context> context_;
-  std::optional<gloo::AllreduceOptions> allreduce_;
-  std::optional<gloo::BroadcastOptions> bcast_;
+  std::shared_ptr<void> held_;
+  std::function<void()> run_;
+  std::function<void()> finish_;
+  std::vector<float> work_;  // reduce_scatter's in-place vector
 };
 
 }  // namespace

@@ -1,6 +1,8 @@
-// mpi_bench: MPI_Allreduce / MPI_Bcast measured by the same loop, options
-// and output as rcoll-bench (common/peer_runner.hpp), for the side-by-side
-// comparison (bench/compare). Built once per MPI (mpicxx.openmpi,
+// mpi_bench: MPI_Allreduce, MPI_Bcast, MPI_Reduce, MPI_Allgather,
+// MPI_Reduce_scatter_block, MPI_Alltoall, MPI_Gather and MPI_Scatter
+// (float32, MPI_SUM) measured by the same loop, options and output as
+// rcoll-bench (common/peer_runner.hpp), for the side-by-side comparison
+// (bench/compare); sizes as nccl-tests (common/peer_layout.hpp). Built once per MPI (mpicxx.openmpi,
 // mpicxx.mpich); start it with that MPI's launcher:
 //   mpirun -n 4 build/peers/mpi_bench_openmpi --op allreduce --check
 // Exit status: 0, 1 for wrong elements or an MPI error, 2 for a bad
@@ -23,24 +25,38 @@ namespace rcoll::peers {
 namespace {
 
 // MPI counts are int: the comparison's largest message (64 MiB of float32)
-// is 16 Mi elements, far below INT_MAX.
+// is 16 Mi elements, far below INT_MAX. MPI reports errors by aborting the
+// job (MPI_ERRORS_ARE_FATAL), which the launcher turns into a failed exit.
 class MpiBackend {
  public:
   int rank() const { return rank_; }
   int size() const { return size_; }
 
-  void prepare(PeerOp op, const float* in, float* out, std::size_t count, int root) {
+  void prepare(PeerOp op, const float* in, float* out, const PeerLayout& layout, int root) {
     op_ = op;
     in_ = in == out ? MPI_IN_PLACE : in;
     out_ = out;
-    count_ = static_cast<int>(count);
+    count_ = static_cast<int>(layout.count);
+    block_ = static_cast<int>(layout.block);
     root_ = root;
   }
 
   void run_once() {
-    if (op_ == PeerOp::allreduce) MPI_Allreduce(in_, out_, count_, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-    else MPI_Bcast(out_, count_, MPI_FLOAT, root_, MPI_COMM_WORLD);
+    const MPI_Comm w = MPI_COMM_WORLD;
+    const MPI_Datatype f = MPI_FLOAT;
+    switch (op_) {
+      case PeerOp::allreduce: MPI_Allreduce(in_, out_, count_, f, MPI_SUM, w); break;
+      case PeerOp::bcast: MPI_Bcast(out_, count_, f, root_, w); break;
+      case PeerOp::reduce: MPI_Reduce(in_, out_, count_, f, MPI_SUM, root_, w); break;
+      case PeerOp::allgather: MPI_Allgather(in_, block_, f, out_, block_, f, w); break;
+      case PeerOp::reduce_scatter: MPI_Reduce_scatter_block(in_, out_, block_, f, MPI_SUM, w); break;
+      case PeerOp::alltoall: MPI_Alltoall(in_, block_, f, out_, block_, f, w); break;
+      case PeerOp::gather: MPI_Gather(in_, block_, f, out_, block_, f, root_, w); break;
+      case PeerOp::scatter: MPI_Scatter(in_, block_, f, out_, block_, f, root_, w); break;
+    }
   }
+
+  void finish() {}
 
   void barrier() { MPI_Barrier(MPI_COMM_WORLD); }
 
@@ -59,7 +75,8 @@ class MpiBackend {
   PeerOp op_ = PeerOp::allreduce;
   const void* in_ = nullptr;
   float* out_ = nullptr;
-  int count_ = 0;
+  int count_ = 0;  // the vector (allreduce, bcast, reduce)
+  int block_ = 0;  // a rank's block (the other ops)
   int root_ = 0;
 };
 

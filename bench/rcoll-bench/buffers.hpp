@@ -1,50 +1,47 @@
-// Message buffers of the benchmark and the --check data: every rank fills
-// its input with integers that depend on rank and index, chosen so that the
-// reduction over all ranks is exact in every dtype; each rank computes the
-// expected result itself (a serial reference) and counts wrong elements.
+// --check's serial reference: for one call, each rank computes on its own
+// what its buffers hold before the call and what it must receive (from
+// the inputs every rank derives the same way, patterns.hpp), then counts
+// the elements that differ afterwards, changed send buffers included.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 #include <rcoll/rcoll.hpp>
 
-#include "common/aligned_buffer.hpp"
 #include "options.hpp"
+#include "pieces.hpp"
 
 namespace rcoll::bench {
 
-// What one rank puts in and expects back for one operation. The patterns
-// repeat with a short period, so filling and checking are O(count).
-class CheckData {
- public:
-  CheckData(const BenchOptions& options, int rank, int size);
-
-  // This rank's input (bcast: the root's data on the root, zeros elsewhere).
-  void fill_input(void* buf, std::size_t count) const;
-  // Zeros: a value no correct result contains.
-  void fill_sentinel(void* buf, std::size_t count) const;
-  // Elements of `buf` that differ from the expected result.
-  std::size_t count_errors(const void* buf, std::size_t count) const;
-  // Elements of `buf` that differ from this rank's input (an out-of-place
-  // send buffer must come back untouched).
-  std::size_t count_changed_input(const void* buf, std::size_t count) const;
-
-  // One period of the input and the expected result, as integers.
-  const std::vector<std::int64_t>& input_period() const noexcept { return input_; }
-  const std::vector<std::int64_t>& expected_period() const noexcept { return expected_; }
-
- private:
-  DataType dtype_;
-  std::vector<std::int64_t> input_;
-  std::vector<std::int64_t> expected_;
+// One rank's side of one call of options.op with blocks of `block`
+// elements (the call's count argument; layout.hpp), after the public
+// API's contracts (include/rcoll/comm.hpp). Offsets and counts in elements.
+struct RankPlan {
+  // Elements of this rank's send and receive buffers; 0: the call gets no
+  // buffer there (nullptr where the API ignores it, or rcoll::in_place).
+  std::size_t send_count = 0;
+  std::size_t recv_count = 0;
+  // This rank passes rcoll::in_place: as recv for scatter (at the root),
+  // as send for every other op (allreduce: its one-buffer form).
+  bool in_place = false;
+  // The send buffer's contents: written before the call, unchanged after.
+  Pieces send;
+  // Written into the receive buffer, zeroed first, before the call: the
+  // input of an in-place call, the root's data for bcast.
+  Pieces recv_input;
+  // What the receive buffer must hold after the call; elements outside
+  // these pieces (e.g. the rest of an in-place reduce_scatter's input)
+  // are not checked.
+  Pieces expected;
 };
 
-// The value rank `rank` of `size` contributes at pattern position `j` for
-// allreduce with `op`; bounded so that the reduction is exact in `type`.
-std::int64_t allreduce_input(ReduceOp op, DataType type, int rank, int size, std::size_t j);
-// The root's bcast data at pattern position `j` (1..97, exact in every dtype).
-std::int64_t bcast_input(int root, std::size_t j);
+RankPlan plan_rank(const BenchOptions& options, int rank, int ranks, std::size_t block);
+
+// Writes the plan's inputs: send's pieces; recv zeroed (a value no result
+// contains), then recv_input. Buffers as large as the plan's counts.
+void write_inputs(const RankPlan& plan, DataType type, void* send, void* recv);
+// Wrong elements in recv plus changed elements in send.
+std::uint64_t count_errors(const RankPlan& plan, DataType type, const void* send, const void* recv);
 
 }  // namespace rcoll::bench

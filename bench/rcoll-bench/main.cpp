@@ -12,6 +12,7 @@
 #include <rcoll/rcoll.hpp>
 
 #include "common/json.hpp"
+#include "layout.hpp"
 #include "options.hpp"
 #include "report.hpp"
 #include "runner.hpp"
@@ -19,16 +20,12 @@
 namespace rcoll::bench {
 namespace {
 
-const char* algo_variable(BenchOp op) {
-  return op == BenchOp::bcast ? "RCOLL_BCAST_ALGO" : "RCOLL_ALLREDUCE_ALGO";
-}
-
 // Comm::from_env() reads the algorithm from the environment, so --algo
 // must be in place before the communicator is created. Returns the name
 // shown in the "algo" column.
 std::string force_algorithm(const BenchOptions& options) {
-  if (options.op == BenchOp::barrier) return "-";
   const char* variable = algo_variable(options.op);
+  if (variable == nullptr) return "-";  // barrier
   if (!options.algo.empty()) {
     ::setenv(variable, options.algo.c_str(), 1);
     return options.algo;
@@ -40,7 +37,7 @@ std::string force_algorithm(const BenchOptions& options) {
 int run_benchmark(Comm& comm, const RunInfo& info) {
   const bool printer = comm.rank() == 0;
   const BenchOptions& options = info.options;
-  if (options.op == BenchOp::bcast && options.root >= comm.size()) {
+  if (takes_root(options.op) && options.root >= comm.size()) {
     if (printer) std::fprintf(stderr, "rcoll-bench: --root %d is not a rank (%d ranks)\n", options.root, comm.size());
     return 2;
   }
@@ -52,8 +49,9 @@ int run_benchmark(Comm& comm, const RunInfo& info) {
   for (std::size_t bytes : sizes) {
     auto result = runner.run_size(bytes);
     if (!result) {
-      if (printer) std::printf("# skipped %zu bytes: smaller than one %s element\n", bytes,
-                               std::string(to_string(options.dtype)).c_str());
+      if (printer) std::printf("# skipped %zu bytes: smaller than one %s element%s\n", bytes,
+                               std::string(to_string(options.dtype)).c_str(),
+                               splits_into_blocks(options.op) ? " per rank" : "");
       continue;
     }
     if (printer) print_row(stdout, info, *result);

@@ -6,7 +6,9 @@ namespace rcoll::bench {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: rcoll-bench --op allreduce|bcast|barrier [options]\n"
+    "usage: rcoll-bench --op OP [options]\n"
+    "  --op OP             allreduce bcast barrier reduce allgather reduce_scatter\n"
+    "                      alltoall gather scatter (default allreduce)\n"
     "  --min-bytes N       smallest message (default 8)\n"
     "  --max-bytes N       largest message (default 64M)\n"
     "  --step-factor F     size multiplier between steps, > 1 (default 2)\n"
@@ -15,15 +17,26 @@ constexpr const char* kUsage =
     "  --warmup N          untimed iterations per size (default 5)\n"
     "  --dtype T           int8 uint8 int32 uint32 int64 uint64 float16 bfloat16\n"
     "                      float32 float64 (default float32)\n"
-    "  --redop OP          sum|prod|min|max (allreduce; default sum)\n"
-    "  --root R            bcast root (default 0)\n"
+    "  --redop OP          sum|prod|min|max, for allreduce, reduce, reduce_scatter\n"
+    "                      (default sum)\n"
+    "  --root R            root of bcast, reduce, gather, scatter (default 0)\n"
     "  --algo A            allreduce: auto|ring|tree|rd;\n"
-    "                      bcast: auto|binomial|scatter_allgather|chain\n"
-    "  --inplace           use one buffer for input and output\n"
+    "                      bcast: auto|binomial|scatter_allgather|chain;\n"
+    "                      reduce: auto|binomial|reduce_scatter_gather;\n"
+    "                      allgather: auto|ring|rd|bruck;\n"
+    "                      reduce_scatter: auto|ring|recursive_halving;\n"
+    "                      alltoall: auto|pairwise|bruck;\n"
+    "                      gather, scatter: auto|binomial|linear\n"
+    "  --inplace           use one buffer for input and output (rcoll::in_place:\n"
+    "                      reduce, gather and scatter at the root); not for alltoall\n"
     "  --check             verify results; exit 1 on any wrong element\n"
     "  --json FILE         also write the results as JSON (rank 0)\n"
     "  --print-plan        rank 0 prints the communicator's algorithm plan first\n"
-    "sizes take K, M, G suffixes (binary: 1K = 1024).\n"
+    "sizes take K, M, G suffixes (binary: 1K = 1024). As in nccl-tests, a size is\n"
+    "the vector of allreduce, bcast and reduce; a rank's receive buffer for\n"
+    "allgather, the root's for gather; a rank's send buffer for reduce_scatter and\n"
+    "alltoall, the root's for scatter; a rank's block is size / ranks, in whole\n"
+    "elements.\n"
     "Run under the launcher: tools/rcoll-run -n 4 -- rcoll-bench --op allreduce --check\n";
 
 DataType parse_dtype(const std::string& text) {
@@ -40,19 +53,34 @@ ReduceOp parse_redop(const std::string& text) {
   throw UsageError("unknown --redop '" + text + "' (expected sum, prod, min or max)");
 }
 
+constexpr BenchOp kOps[] = {BenchOp::allreduce, BenchOp::bcast,          BenchOp::barrier,
+                            BenchOp::reduce,    BenchOp::allgather,      BenchOp::reduce_scatter,
+                            BenchOp::alltoall,  BenchOp::gather,         BenchOp::scatter};
+
 BenchOp parse_op(const std::string& text) {
-  for (auto op : {BenchOp::allreduce, BenchOp::bcast, BenchOp::barrier})
+  for (auto op : kOps)
     if (text == to_string(op)) return op;
-  throw UsageError("unknown --op '" + text + "' (expected allreduce, bcast or barrier)");
+  throw UsageError("unknown --op '" + text +
+                   "' (expected allreduce, bcast, barrier, reduce, allgather, reduce_scatter, alltoall, gather "
+                   "or scatter)");
 }
 
 // The library's own parsers define the valid names; its InvalidArgument
 // message lists them.
 void validate_algo(BenchOp op, const std::string& algo) {
   try {
-    if (op == BenchOp::allreduce) parse_allreduce_algo(algo);
-    else if (op == BenchOp::bcast) parse_bcast_algo(algo);
-    else throw UsageError("--algo does not apply to --op barrier");
+    switch (op) {
+      case BenchOp::allreduce: parse_allreduce_algo(algo); return;
+      case BenchOp::bcast: parse_bcast_algo(algo); return;
+      case BenchOp::reduce: parse_reduce_algo(algo); return;
+      case BenchOp::allgather: parse_allgather_algo(algo); return;
+      case BenchOp::reduce_scatter: parse_reduce_scatter_algo(algo); return;
+      case BenchOp::alltoall: parse_alltoall_algo(algo); return;
+      case BenchOp::gather: parse_gather_algo(algo); return;
+      case BenchOp::scatter: parse_scatter_algo(algo); return;
+      case BenchOp::barrier: break;
+    }
+    throw UsageError("--algo does not apply to --op barrier");
   } catch (const InvalidArgument& e) {
     throw UsageError(std::string("--algo: ") + e.what());
   }
@@ -94,8 +122,41 @@ std::string_view to_string(BenchOp op) noexcept {
     case BenchOp::allreduce: return "allreduce";
     case BenchOp::bcast: return "bcast";
     case BenchOp::barrier: return "barrier";
+    case BenchOp::reduce: return "reduce";
+    case BenchOp::allgather: return "allgather";
+    case BenchOp::reduce_scatter: return "reduce_scatter";
+    case BenchOp::alltoall: return "alltoall";
+    case BenchOp::gather: return "gather";
+    case BenchOp::scatter: return "scatter";
   }
   return "invalid-op";
+}
+
+bool takes_root(BenchOp op) noexcept {
+  return op == BenchOp::bcast || op == BenchOp::reduce || op == BenchOp::gather || op == BenchOp::scatter;
+}
+
+bool takes_redop(BenchOp op) noexcept {
+  return op == BenchOp::allreduce || op == BenchOp::reduce || op == BenchOp::reduce_scatter;
+}
+
+bool has_in_place_form(BenchOp op) noexcept {
+  return op != BenchOp::bcast && op != BenchOp::barrier && op != BenchOp::alltoall;
+}
+
+const char* algo_variable(BenchOp op) noexcept {
+  switch (op) {
+    case BenchOp::allreduce: return "RCOLL_ALLREDUCE_ALGO";
+    case BenchOp::bcast: return "RCOLL_BCAST_ALGO";
+    case BenchOp::reduce: return "RCOLL_REDUCE_ALGO";
+    case BenchOp::allgather: return "RCOLL_ALLGATHER_ALGO";
+    case BenchOp::reduce_scatter: return "RCOLL_REDUCE_SCATTER_ALGO";
+    case BenchOp::alltoall: return "RCOLL_ALLTOALL_ALGO";
+    case BenchOp::gather: return "RCOLL_GATHER_ALGO";
+    case BenchOp::scatter: return "RCOLL_SCATTER_ALGO";
+    case BenchOp::barrier: break;
+  }
+  return nullptr;
 }
 
 BenchOptions parse_options(const std::vector<std::string>& args) {
@@ -103,6 +164,8 @@ BenchOptions parse_options(const std::vector<std::string>& args) {
   parse_command_line(options, args, option_table());
   if (options.help) return options;
   if (!options.algo.empty()) validate_algo(options.op, options.algo);
+  if (options.inplace && options.op == BenchOp::alltoall)
+    throw UsageError("--inplace does not apply to --op alltoall (it has no in-place form)");
   if (options.sizes.empty() && options.min_bytes > options.max_bytes)
     throw UsageError("--min-bytes is larger than --max-bytes");
   return options;

@@ -12,7 +12,7 @@
 
 namespace rcoll::bench {
 
-enum class BenchOp { allreduce, bcast, barrier };
+enum class BenchOp { allreduce, bcast, barrier, reduce, allgather, reduce_scatter, alltoall, gather, scatter };
 
 struct BenchOptions {
   BenchOp op = BenchOp::allreduce;
@@ -25,7 +25,7 @@ struct BenchOptions {
   int warmup = 5;
   DataType dtype = DataType::float32;
   ReduceOp redop = ReduceOp::sum;
-  int root = 0;
+  int root = 0;  // bcast, reduce, gather, scatter
   // The --algo value as given (already validated for `op`); empty if absent.
   std::string algo;
   bool inplace = false;
@@ -36,9 +36,18 @@ struct BenchOptions {
 };
 
 std::string_view to_string(BenchOp op) noexcept;
+// Whether --root, --redop and --inplace mean something for `op` (bcast is
+// in place by nature; alltoall has no in-place form, so --inplace is a
+// usage error there; elsewhere they are ignored, as before).
+bool takes_root(BenchOp op) noexcept;
+bool takes_redop(BenchOp op) noexcept;
+bool has_in_place_form(BenchOp op) noexcept;
+// The environment variable that forces `op`'s algorithm (RCOLL_<OP>_ALGO),
+// read by Comm::from_env(); nullptr for barrier.
+const char* algo_variable(BenchOp op) noexcept;
 
-// Throws UsageError on an unknown option, a missing or malformed value, or
-// an --algo that does not exist for --op.
+// Throws UsageError on an unknown option, a missing or malformed value, an
+// --algo that does not exist for --op, or --inplace with --op alltoall.
 BenchOptions parse_options(const std::vector<std::string>& args);
 
 // The byte sizes to run, in order: --sizes as given, or the geometric

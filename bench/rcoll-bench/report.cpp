@@ -18,7 +18,7 @@ std::string type_column(const RunInfo& info) {
 }
 
 std::string redop_column(const RunInfo& info) {
-  return info.options.op == BenchOp::allreduce ? std::string(to_string(info.options.redop)) : "-";
+  return takes_redop(info.options.op) ? std::string(to_string(info.options.redop)) : "-";
 }
 
 std::string json_meta(const RunInfo& info) {
@@ -53,8 +53,8 @@ void print_header(std::FILE* out, const RunInfo& info) {
   std::fprintf(out, "# rcoll-bench: op %s, ranks %d, transport %s, dtype %s, iters %d, warmup %d",
                std::string(to_string(o.op)).c_str(), info.ranks, info.transport.c_str(), type_column(info).c_str(),
                o.iters, o.warmup);
-  if (o.op == BenchOp::allreduce) std::fprintf(out, ", %s", o.inplace ? "in-place" : "out-of-place");
-  if (o.op == BenchOp::bcast) std::fprintf(out, ", root %d", o.root);
+  if (has_in_place_form(o.op)) std::fprintf(out, ", %s", o.inplace ? "in-place" : "out-of-place");
+  if (takes_root(o.op)) std::fprintf(out, ", root %d", o.root);
   std::fprintf(out, ", check %s, host %s\n", o.check ? "on" : "off", info.host.c_str());
   std::fprintf(out, "#%12s %12s %9s %6s %17s %12s %11s %11s %7s\n", "bytes", "count", "type", "redop", "algo",
                "time_us", "algbw_GBps", "busbw_GBps", "errors");

@@ -10,6 +10,8 @@
 #include <rcoll/rcoll.hpp>
 
 #include "buffers.hpp"
+#include "calls.hpp"
+#include "common/aligned_buffer.hpp"
 #include "common/size_result.hpp"
 #include "options.hpp"
 
@@ -17,25 +19,24 @@ namespace rcoll::bench {
 
 class Runner {
  public:
-  // Allocates buffers for the largest of `sizes`. `comm` must outlive this.
+  // Allocates this rank's buffers for the largest of `sizes`. `comm` must
+  // outlive this.
   Runner(Comm& comm, const BenchOptions& options, const std::vector<std::size_t>& sizes);
 
   // Collective: every rank calls it with the same `bytes`. Returns nullopt
-  // (on every rank) when `bytes` is smaller than one element.
+  // (on every rank) when `bytes` is smaller than one element (per rank,
+  // for the ops that split it into blocks; layout.hpp).
   std::optional<SizeResult> run_size(std::size_t bytes);
 
  private:
-  void run_once(std::size_t count);
-  std::vector<double> time_iterations(std::size_t count);
-  std::uint64_t verify(std::size_t count);
-  double bus_factor() const noexcept;
-  void* input() noexcept;
+  std::vector<double> time_iterations(std::size_t block, const CallBuffers& call);
+  std::uint64_t verify(const RankPlan& plan, std::size_t block, const CallBuffers& call);
+  RankPlan plan(std::size_t block) const;
 
   Comm& comm_;
   const BenchOptions& options_;
-  CheckData check_;
-  AlignedBuffer send_;  // unused for in-place allreduce and for bcast
-  AlignedBuffer recv_;
+  AlignedBuffer send_;  // empty where this rank passes no send buffer
+  AlignedBuffer recv_;  // empty where this rank passes no receive buffer
 };
 
 }  // namespace rcoll::bench

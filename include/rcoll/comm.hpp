@@ -39,6 +39,11 @@ class CommImpl;
 // The exit status of a process that called Comm::abort().
 inline constexpr int abort_exit_code = 70;
 
+// The in-place form of a call, passed as its send buffer (allgather(v),
+// reduce_scatter(_v), gather(v) and reduce at the root) or as the root's
+// recv buffer (scatter(v)); each call says where the data is then.
+extern const void* const in_place;
+
 class Comm {
  public:
   // Reads RCOLL_* (set by rcoll-run), else Slurm, Open MPI or torchrun
@@ -73,6 +78,54 @@ class Comm {
   // Copies root's buffer to every rank.
   void bcast(void* buf, std::size_t count, DataType type, int root, const CallOptions& call = {});
   void barrier(const CallOptions& call = {});
+
+  // The MPI-style set. Counts are in elements of `type`; a v-variant's
+  // `counts` and `displs` have size() entries, displacements in elements
+  // from the buffer's start, blocks that may not overlap. Every rank must
+  // pass the same counts and displacements (RCOLL_CHECK compares them),
+  // except for gatherv and scatterv, where they matter at the root only.
+  // Arguments are checked before anything is sent (InvalidArgument).
+  //
+  // recv (at root; elsewhere ignored, may be null) = op over all ranks of
+  // send. In place at the root: send == recv or in_place.
+  void reduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op, int root,
+              const CallOptions& call = {});
+  // Every rank's `count` elements, in rank order, in every rank's recv
+  // (size() * count). in_place: this rank's block is already at recv + rank * count.
+  void allgather(const void* send, void* recv, std::size_t count, DataType type, const CallOptions& call = {});
+  // This rank's `count` (== counts[rank]) elements land at displs[rank] of every rank's recv.
+  // in_place: they are already there.
+  void allgatherv(const void* send, std::size_t count, void* recv, std::span<const std::size_t> counts,
+                  std::span<const std::size_t> displs, DataType type, const CallOptions& call = {});
+  // send holds size() blocks of `count`; recv (count) = op over all ranks
+  // of block rank. in_place: the input is recv (size() * count) and the
+  // result is left in its first count elements.
+  void reduce_scatter(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
+                      const CallOptions& call = {});
+  // The same with block r of counts[r] elements (blocks consecutive in send).
+  void reduce_scatter_v(const void* send, void* recv, std::span<const std::size_t> counts, DataType type,
+                        ReduceOp op, const CallOptions& call = {});
+  // Block r (count elements) of send goes to rank r, and block q of recv
+  // comes from rank q. send and recv must not overlap.
+  void alltoall(const void* send, void* recv, std::size_t count, DataType type, const CallOptions& call = {});
+  void alltoallv(const void* send, std::span<const std::size_t> send_counts, std::span<const std::size_t> send_displs,
+                 void* recv, std::span<const std::size_t> recv_counts, std::span<const std::size_t> recv_displs,
+                 DataType type, const CallOptions& call = {});
+  // Every rank's `count` elements, in rank order, in root's recv (size() *
+  // count; ignored elsewhere). in_place at the root: its block is already in place.
+  void gather(const void* send, void* recv, std::size_t count, DataType type, int root,
+              const CallOptions& call = {});
+  // Rank r's `count` elements land at displs[r] of the root's recv (counts,
+  // displs and recv are read at the root only; count must be counts[r]).
+  void gatherv(const void* send, std::size_t count, void* recv, std::span<const std::size_t> counts,
+               std::span<const std::size_t> displs, DataType type, int root, const CallOptions& call = {});
+  // Block r (count elements) of the root's send lands in rank r's recv.
+  // in_place as the root's recv: the root's block stays in send.
+  void scatter(const void* send, void* recv, std::size_t count, DataType type, int root,
+               const CallOptions& call = {});
+  void scatterv(const void* send, std::span<const std::size_t> counts, std::span<const std::size_t> displs,
+                void* recv, std::size_t count, DataType type, int root, const CallOptions& call = {});
+
   // Point to point; tag >= 0. send returns once its message has left: a
   // message within the transport's eager limit (64 KiB over TCP, up to
   // 256 KiB while the receiver has room; 8 KiB over RDMA) leaves at once,
@@ -117,11 +170,92 @@ class Comm {
     return recv(buf.data(), buf.size(), dtype_of_v<T>, source, tag, call);
   }
 
+  // Typed forms of the uniform calls; span lengths are checked
+  // (InvalidArgument): recv of allgather and gather (at the root) is
+  // size() times send, send of reduce_scatter and scatter (at the root)
+  // size() times recv, alltoall's two are equal and divisible by size().
+  template <typename T>
+  void reduce(std::span<const T> send, std::span<T> recv, ReduceOp op, int root, const CallOptions& call = {}) {
+    if (rank() == root) check_span("reduce", "recv", send.size(), recv.size());
+    reduce(send.data(), recv.data(), send.size(), dtype_of_v<T>, op, root, call);
+  }
+  template <typename T>
+  void allgather(std::span<const T> send, std::span<T> recv, const CallOptions& call = {}) {
+    check_span("allgather", "recv", times_size(send.size()), recv.size());
+    allgather(send.data(), recv.data(), send.size(), dtype_of_v<T>, call);
+  }
+  template <typename T>
+  void reduce_scatter(std::span<const T> send, std::span<T> recv, ReduceOp op, const CallOptions& call = {}) {
+    check_span("reduce_scatter", "send", times_size(recv.size()), send.size());
+    reduce_scatter(send.data(), recv.data(), recv.size(), dtype_of_v<T>, op, call);
+  }
+  template <typename T>
+  void alltoall(std::span<const T> send, std::span<T> recv, const CallOptions& call = {}) {
+    check_span("alltoall", "recv", send.size(), recv.size());
+    check_span("alltoall", "send", times_size(send.size() / static_cast<std::size_t>(size())), send.size());
+    alltoall(send.data(), recv.data(), send.size() / static_cast<std::size_t>(size()), dtype_of_v<T>, call);
+  }
+  template <typename T>
+  void gather(std::span<const T> send, std::span<T> recv, int root, const CallOptions& call = {}) {
+    if (rank() == root) check_span("gather", "recv", times_size(send.size()), recv.size());
+    gather(send.data(), recv.data(), send.size(), dtype_of_v<T>, root, call);
+  }
+  template <typename T>
+  void scatter(std::span<const T> send, std::span<T> recv, int root, const CallOptions& call = {}) {
+    if (rank() == root) check_span("scatter", "send", times_size(recv.size()), send.size());
+    scatter(send.data(), recv.data(), recv.size(), dtype_of_v<T>, root, call);
+  }
+
+  // Typed forms of the v-variants: blocks that run past a span are refused
+  // (InvalidArgument) before anything is sent.
+  template <typename T>
+  void allgatherv(std::span<const T> send, std::span<T> recv, std::span<const std::size_t> counts,
+                  std::span<const std::size_t> displs, const CallOptions& call = {}) {
+    check_extent("allgatherv", "recv", counts, displs, recv.size());
+    allgatherv(send.data(), send.size(), recv.data(), counts, displs, dtype_of_v<T>, call);
+  }
+  template <typename T>
+  void reduce_scatter_v(std::span<const T> send, std::span<T> recv, std::span<const std::size_t> counts, ReduceOp op,
+                        const CallOptions& call = {}) {
+    check_span("reduce_scatter_v", "send", sum_of(counts), send.size());
+    if (static_cast<std::size_t>(rank()) < counts.size())
+      check_span("reduce_scatter_v", "recv", counts[static_cast<std::size_t>(rank())], recv.size());
+    reduce_scatter_v(send.data(), recv.data(), counts, dtype_of_v<T>, op, call);
+  }
+  template <typename T>
+  void alltoallv(std::span<const T> send, std::span<const std::size_t> send_counts,
+                 std::span<const std::size_t> send_displs, std::span<T> recv, std::span<const std::size_t> recv_counts,
+                 std::span<const std::size_t> recv_displs, const CallOptions& call = {}) {
+    check_extent("alltoallv", "send", send_counts, send_displs, send.size());
+    check_extent("alltoallv", "recv", recv_counts, recv_displs, recv.size());
+    alltoallv(send.data(), send_counts, send_displs, recv.data(), recv_counts, recv_displs, dtype_of_v<T>, call);
+  }
+  template <typename T>
+  void gatherv(std::span<const T> send, std::span<T> recv, std::span<const std::size_t> counts,
+               std::span<const std::size_t> displs, int root, const CallOptions& call = {}) {
+    if (rank() == root) check_extent("gatherv", "recv", counts, displs, recv.size());
+    gatherv(send.data(), send.size(), recv.data(), counts, displs, dtype_of_v<T>, root, call);
+  }
+  template <typename T>
+  void scatterv(std::span<const T> send, std::span<const std::size_t> counts, std::span<const std::size_t> displs,
+                std::span<T> recv, int root, const CallOptions& call = {}) {
+    if (rank() == root) check_extent("scatterv", "send", counts, displs, send.size());
+    scatterv(send.data(), counts, displs, recv.data(), recv.size(), dtype_of_v<T>, root, call);
+  }
+
   // For tests and tools: the implementation behind this communicator.
   comm::CommImpl& impl() noexcept { return *impl_; }
 
  private:
   void check_same_length(std::size_t send, std::size_t recv) const;
+  // InvalidArgument "rank R: call: <which> span has <got> elements, expected <expected>".
+  void check_span(const char* call, const char* which, std::size_t expected, std::size_t got) const;
+  std::size_t times_size(std::size_t count) const { return count * static_cast<std::size_t>(size()); }
+  // InvalidArgument when a block (displs[r] + counts[r]) ends past `length`
+  // elements; counts and displs of different lengths are left to the call's own check.
+  void check_extent(const char* call, const char* which, std::span<const std::size_t> counts,
+                    std::span<const std::size_t> displs, std::size_t length) const;
+  static std::size_t sum_of(std::span<const std::size_t> counts) noexcept;
   std::unique_ptr<comm::CommImpl> impl_;
 };
 

@@ -11,6 +11,12 @@ namespace rcoll {
 enum class TransportKind { automatic, tcp, rdma };
 enum class AllreduceAlgo { automatic, ring, tree, recursive_doubling };
 enum class BcastAlgo { automatic, binomial, scatter_allgather, chain };
+enum class ReduceAlgo { automatic, binomial, reduce_scatter_gather };
+enum class AllgatherAlgo { automatic, ring, recursive_doubling, bruck };
+enum class ReduceScatterAlgo { automatic, ring, recursive_halving };
+enum class AlltoallAlgo { automatic, pairwise, bruck };
+enum class GatherAlgo { automatic, binomial, linear };
+enum class ScatterAlgo { automatic, binomial, linear };
 
 // The smallest pipeline segment Options::segment_bytes (RCOLL_SEGMENT_BYTES)
 // takes. Every segment is a message with its own request, header and
@@ -37,8 +43,18 @@ struct Options {
   std::string socket_ifname;
   // Deadline for joining and for every blocking call (collective, send, recv).
   std::chrono::milliseconds timeout{std::chrono::seconds(300)};
+  // Force one algorithm per collective (RCOLL_<COLLECTIVE>_ALGO, e.g.
+  // RCOLL_ALLGATHER_ALGO=bruck); automatic: the plan chooses by size. A
+  // v-variant (allgatherv, ...) follows its collective's setting when it
+  // has that algorithm, else chooses itself.
   AllreduceAlgo allreduce_algo = AllreduceAlgo::automatic;
   BcastAlgo bcast_algo = BcastAlgo::automatic;
+  ReduceAlgo reduce_algo = ReduceAlgo::automatic;
+  AllgatherAlgo allgather_algo = AllgatherAlgo::automatic;
+  ReduceScatterAlgo reduce_scatter_algo = ReduceScatterAlgo::automatic;
+  AlltoallAlgo alltoall_algo = AlltoallAlgo::automatic;
+  GatherAlgo gather_algo = GatherAlgo::automatic;
+  ScatterAlgo scatter_algo = ScatterAlgo::automatic;
   // Pipeline segment for large messages; 0 chooses from the transport.
   // Otherwise at least min_segment_bytes (InvalidArgument at creation).
   std::size_t segment_bytes = 0;
@@ -68,9 +84,21 @@ struct CallOptions {
 std::string to_string(TransportKind kind);
 std::string to_string(AllreduceAlgo algo);
 std::string to_string(BcastAlgo algo);
+std::string to_string(ReduceAlgo algo);
+std::string to_string(AllgatherAlgo algo);
+std::string to_string(ReduceScatterAlgo algo);
+std::string to_string(AlltoallAlgo algo);
+std::string to_string(GatherAlgo algo);
+std::string to_string(ScatterAlgo algo);
 // Parse the names used by the environment variables; throw InvalidArgument.
 TransportKind parse_transport(const std::string& name);
 AllreduceAlgo parse_allreduce_algo(const std::string& name);
 BcastAlgo parse_bcast_algo(const std::string& name);
+ReduceAlgo parse_reduce_algo(const std::string& name);
+AllgatherAlgo parse_allgather_algo(const std::string& name);
+ReduceScatterAlgo parse_reduce_scatter_algo(const std::string& name);
+AlltoallAlgo parse_alltoall_algo(const std::string& name);
+GatherAlgo parse_gather_algo(const std::string& name);
+ScatterAlgo parse_scatter_algo(const std::string& name);
 
 }  // namespace rcoll

@@ -180,7 +180,7 @@ void ServerJob::fail(ErrorCode code, std::vector<int> ranks, const std::string& 
 void ServerJob::on_disconnect(ServerSession& session, const std::string& why) {
   std::erase_if(waits_, [&](const Wait& w) { return w.session == &session; });
   int rank = session.rank();
-  // Connections that never joined are counted by the server (DropLog), not logged one by one.
+  // Connections that never joined are counted by the server (common/drop_summary.hpp), not logged one by one.
   if (rank < 0 || by_rank_[static_cast<std::size_t>(rank)] != &session) return;
   by_rank_[static_cast<std::size_t>(rank)] = nullptr;
   if (state_ == State::forming) {

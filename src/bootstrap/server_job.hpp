@@ -40,7 +40,7 @@ class ServerJob {
   // Handles one complete frame from `session`; refuses and closes it on any
   // protocol violation. A session's first frame must be a JOIN with a
   // right proof of the token (proofs.hpp); one that is not gets no log
-  // line, only a drop reason (DropLog), and at most "authentication failed".
+  // line, only a drop reason (common/drop_summary.hpp), and at most "authentication failed".
   void on_frame(ServerSession& session, const wire::Frame& frame, Clock::time_point now);
   // Answers a session whose header could not be decoded, then closes it.
   // A joined session's refusal is logged; an unauthenticated one's is not

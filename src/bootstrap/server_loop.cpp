@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "common/fd_limit.hpp"
 #include "common/log.hpp"
 #include "common/socket_util.hpp"
 #include "rcoll/errors.hpp"
@@ -36,7 +37,11 @@ ServerLoop::ServerLoop(Settings settings, int listen_fd, int wake_fd, const std:
       stop_requested_(stop_requested),
       joined_(joined),
       job_(settings_.size, settings_.job_token, Clock::now() + settings_.join_timeout),
-      drops_(Clock::now(), drop_report_interval) {}
+      drops_("bootstrap", drop_report_interval, Clock::now()) {
+  // Every rank's session, as many unauthenticated ones, and a few more.
+  const auto size = static_cast<std::size_t>(settings_.size);
+  ensure_fd_limit(2 * size + max_extra_unauthenticated + 64, "bootstrap");
+}
 
 ServerLoop::Result ServerLoop::run() {
   for (;;) {
@@ -120,7 +125,7 @@ void ServerLoop::accept_clients(Clock::time_point now) {
 }
 
 // A new connection costs a nonce and one small frame until it proves the
-// token; nothing about it is logged (DropLog counts the ones that end).
+// token; nothing about it is logged (drops_ counts the ones that end).
 void ServerLoop::admit(UniqueFd fd, Clock::time_point now) {
   evict_oldest_unauthenticated();
   try {
@@ -169,7 +174,7 @@ void ServerLoop::enforce_io_deadlines(Clock::time_point now) {
     bool waiting_for_join = session->rank() < 0 && !session->closing();
     bool refused = session->rank() < 0 && session->closing();
     if (!session->check_io_deadline(now)) continue;
-    if (waiting_for_join)  // counted, not logged: see DropLog
+    if (waiting_for_join)  // counted, not logged: see drops_
       session->set_drop_reason("sent no JOIN in time");
     else if (refused)
       continue;  // keeps the reason it was refused for
@@ -182,7 +187,7 @@ void ServerLoop::reap() {
   std::erase_if(sessions_, [&](const std::unique_ptr<ServerSession>& session) {
     if (!session->finished()) return false;
     if (session->rank() < 0 && session->drop_reason() != nullptr)
-      drops_.count(session->peer_ip(), session->drop_reason());
+      drops_.count(session->drop_reason(), session->peer_ip());
     job_.on_disconnect(*session, session->dead() ? session->why_dead() : "was closed by the server");
     return true;
   });

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "bootstrap/drop_log.hpp"
+#include "common/drop_summary.hpp"
 #include "bootstrap/server_job.hpp"
 #include "bootstrap/server_session.hpp"
 #include "bootstrap/tcp_server.hpp"
@@ -64,7 +64,7 @@ class ServerLoop {
   const std::atomic<bool>& stop_requested_;
   std::atomic<int>& joined_;
   ServerJob job_;
-  DropLog drops_;
+  DropSummary drops_;
   std::vector<std::unique_ptr<ServerSession>> sessions_;
   std::vector<pollfd> pollfds_;
   Clock::time_point accept_paused_until_{};

@@ -25,6 +25,30 @@ void bcast_chain(const Context& ctx, void* buf, std::size_t bytes, int root);
 
 void barrier_dissemination(const Context& ctx);
 
+void reduce_binomial(const Context& ctx, const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
+                     int root);
+void reduce_scatter_gather(const Context& ctx, const void* send, void* recv, std::size_t count, DataType type,
+                           ReduceOp op, int root);
+
+void allgather_ring(const Context& ctx, const void* send, void* recv, const Blocks& blocks);
+void allgather_recursive_doubling(const Context& ctx, const void* send, void* recv, const Blocks& blocks);
+void allgather_bruck(const Context& ctx, const void* send, void* recv, const Blocks& blocks);
+
+void reduce_scatter_ring(const Context& ctx, const void* send, void* recv, const Blocks& blocks, DataType type,
+                         ReduceOp op);
+void reduce_scatter_recursive_halving(const Context& ctx, const void* send, void* recv, const Blocks& blocks,
+                                      DataType type, ReduceOp op);
+
+void alltoall_pairwise(const Context& ctx, const void* send, const Blocks& send_blocks, void* recv,
+                       const Blocks& recv_blocks);
+void alltoall_bruck(const Context& ctx, const void* send, const Blocks& send_blocks, void* recv,
+                    const Blocks& recv_blocks);
+
+void gather_binomial(const Context& ctx, const void* send, void* recv, const Blocks& blocks, int root);
+void gather_linear(const Context& ctx, const void* send, void* recv, const Blocks& blocks, int root);
+void scatter_binomial(const Context& ctx, const void* send, void* recv, const Blocks& blocks, int root);
+void scatter_linear(const Context& ctx, const void* send, void* recv, const Blocks& blocks, int root);
+
 // Binomial-tree bcast of `bytes` from `root` in pieces of at most
 // `segment_bytes`: each rank forwards a piece to its children as soon as
 // it has it. Uses ctx.tag(step). bcast_binomial is this with step 0;

@@ -58,7 +58,7 @@ void bcast_scatter_allgather(const Context& ctx, void* buf, std::size_t bytes, i
   const int rank = ctx.rank();
   const std::size_t largest_chunk = ring_chunk(bytes, n, 0).count;
   const Ring ring{static_cast<std::byte*>(buf), bytes, 1, std::min(ctx.segment_bytes, largest_chunk),
-                  n, wrap(rank - 1, n), wrap(rank + 1, n)};
+                  n, wrap(rank - 1, n), wrap(rank + 1, n), nullptr};
   scatter(ctx, ring, root);
   ring_allgather(ctx, ring, wrap(rank - root, n), allgather_first_step, "bcast scatter_allgather allgather");
 }

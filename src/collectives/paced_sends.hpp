@@ -45,6 +45,12 @@ class PacedSends final : public transport::ProgressHook {
   // Waits until every queued send has been posted and has completed
   // (ctx.deadline), then forgets them.
   void wait_all(const LazyText& step);
+  // Waits until the first `count` sends queued (since construction) have
+  // completed, posting queued ones as the bound allows (ctx.deadline); their
+  // buffers may then be reused. For a caller that recycles send buffers:
+  // it must show that the receivers reach those sends while it waits
+  // (ring_reduce_scatter.cpp does), since this wait is outside its receives.
+  void wait_completed(std::size_t count, const LazyText& step);
 
  private:
   // `count` sends of `bytes` each to one peer with one tag, from
@@ -57,11 +63,15 @@ class PacedSends final : public transport::ProgressHook {
     std::size_t count;
   };
   void note_peak() const noexcept;
+  // Every send before this one (in queue order) has completed.
+  std::size_t completed_prefix() const noexcept { return in_flight_.empty() ? posted_ : in_flight_order_.front(); }
 
   const Context& ctx_;
   std::size_t bound_;
   std::deque<Run> queued_;
-  std::vector<transport::RequestPtr> in_flight_;  // at most bound_
+  std::vector<transport::RequestPtr> in_flight_;  // at most bound_, oldest first
+  std::vector<std::size_t> in_flight_order_;      // their places in queue order
+  std::size_t posted_ = 0;
 };
 
 }  // namespace rcoll::collectives

@@ -1,5 +1,5 @@
-// Pipelined ring allgather, shared by ring allreduce (its second phase) and
-// scatter+allgather bcast.
+// Pipelined ring allgather, shared by ring allreduce (its second phase),
+// scatter+allgather bcast and the allgather(v) ring.
 #pragma once
 
 #include <cstddef>
@@ -15,7 +15,8 @@ namespace rcoll::collectives {
 
 // A buffer of `count` elements of `element_size` bytes cut into ctx.size()
 // chunks (ring_chunk), each moved in segments of `segment` elements, around
-// the ring left -> this rank -> right.
+// the ring left -> this rank -> right. With `blocks` set, chunk k is rank
+// k's block instead (element_size must be blocks->unit; count is unused).
 struct Ring {
   std::byte* buf = nullptr;
   std::size_t count = 0;
@@ -24,9 +25,14 @@ struct Ring {
   int size = 1;
   int left = 0;
   int right = 0;
+  const Blocks* blocks = nullptr;  // outlives the ring
 
   // Chunk k (taken mod size), in elements.
-  Range chunk(int k) const { return ring_chunk(count, size, wrap(k, size)); }
+  Range chunk(int k) const {
+    const int r = wrap(k, size);
+    if (blocks == nullptr) return ring_chunk(count, size, r);
+    return {blocks->offset(r) / element_size, blocks->bytes(r) / element_size};
+  }
   std::byte* at(std::size_t element) const { return buf + element * element_size; }
 };
 

@@ -72,6 +72,13 @@ int binomial_subtree_size(int relative, int size) {
   return std::min(lowest_bit, size - relative);
 }
 
+SplitRun relative_run(int first, int count, int root, int size) {
+  const int start = wrap(first + root, size);
+  const int head = std::min(count, size - start);
+  return {{static_cast<std::size_t>(start), static_cast<std::size_t>(head)},
+          {0, static_cast<std::size_t>(count - head)}};
+}
+
 DoublingPlan doubling_plan(int rank, int size) {
   DoublingPlan plan;
   plan.pof2 = floor_pow2(size);
@@ -87,6 +94,15 @@ DoublingPlan doubling_plan(int rank, int size) {
 }
 
 int doubling_partner(int rank, int step) { return rank ^ (1 << step); }
+
+HalvingStep halving_step(int rank, int pof2, int step) {
+  const int d = pof2 >> (step + 1);
+  const int low = rank & ~(2 * d - 1);  // the first of the 2d virtual blocks of this step
+  const auto kept = static_cast<std::size_t>(low + (rank & d));
+  const auto given = static_cast<std::size_t>(low + (d - (rank & d)));
+  const auto half = static_cast<std::size_t>(d);
+  return {rank ^ d, {kept, half}, {given, half}};
+}
 
 std::size_t run_segment(std::size_t run, std::size_t element_size, std::size_t segment_bytes) {
   return std::min(segment_elements(segment_bytes, element_size), run);

@@ -56,6 +56,17 @@ TreeLinks binomial_tree(int rank, int size, int root);
 // Number of ranks in the subtree of relative rank v (the relative ranks v .. v + result - 1).
 int binomial_subtree_size(int relative, int size);
 
+// `count` consecutive relative ranks from `first` (relative to `root`, mod
+// `size`; count <= size) as actual ranks: `head` from (first + root) mod
+// size up to at most size - 1, then `tail` from 0 (empty unless the run
+// wraps past the last rank). Where a binomial gather or scatter keeps a
+// subtree's blocks in relative order, this is where they lie in rank order.
+struct SplitRun {
+  Range head;
+  Range tail;
+};
+SplitRun relative_run(int first, int count, int root, int size);
+
 // Recursive doubling over `size` ranks. The largest power of two pof2 <=
 // size takes part in the exchange steps; rank pof2 + i (i < size - pof2)
 // first folds its vector into rank i and gets the result back at the end.
@@ -68,6 +79,20 @@ struct DoublingPlan {
 DoublingPlan doubling_plan(int rank, int size);
 // The exchange partner of an active rank (< pof2) at `step`.
 int doubling_partner(int rank, int step);
+
+// Recursive halving over the pof2 active ranks of a doubling_plan. Each
+// active rank v stands for "virtual block" v: the blocks v and pof2 + v (the
+// latter where < size, the block of the rank folded into v). At `step` (k,
+// distance d = pof2 >> (k + 1)) a rank's virtual blocks are the 2d that
+// share its bits above d; it keeps the d that share its bit d, and gives
+// the other d to partner rank ^ d, whose `keep` they are. After log2(pof2)
+// steps a rank keeps its own virtual block only.
+struct HalvingStep {
+  int partner = -1;
+  Range keep;  // virtual blocks
+  Range give;
+};
+HalvingStep halving_step(int rank, int pof2, int step);
 
 // Chain root -> root+1 -> ... -> root-1 (mod size); -1 past the ends.
 struct ChainLinks {

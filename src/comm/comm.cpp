@@ -1,5 +1,6 @@
 // The public Comm: argument forwarding to CommImpl, and the two ways to
 // create one (from the environment, from explicit options).
+#include <algorithm>
 #include <memory>
 #include <new>
 #include <string>
@@ -84,6 +85,12 @@ Comm Comm::create(const Options& options) {
   }
 }
 
+namespace {
+// Its address is rcoll::in_place: no buffer of the caller can have it.
+const std::byte in_place_marker{};
+}  // namespace
+const void* const in_place = &in_place_marker;
+
 Comm::Comm(std::unique_ptr<comm::CommImpl> impl) : impl_(std::move(impl)) {}
 Comm::Comm(Comm&&) noexcept = default;
 Comm& Comm::operator=(Comm&&) noexcept = default;
@@ -158,8 +165,86 @@ std::size_t Comm::recv(void* buf, std::size_t count, DataType type, int source, 
   return public_call(impl_, CallKind::recv, count, type,
                      [&](comm::CommImpl& c) { return c.recv(buf, count, type, source, tag, call.timeout); });
 }
+void Comm::reduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op, int root,
+                  const CallOptions& call) {
+  public_call(impl_, CallKind::reduce, count, type,
+              [&](comm::CommImpl& c) { c.reduce(send, recv, count, type, op, root, call.timeout); });
+}
+void Comm::allgather(const void* send, void* recv, std::size_t count, DataType type, const CallOptions& call) {
+  public_call(impl_, CallKind::allgather, count, type,
+              [&](comm::CommImpl& c) { c.allgather(send, recv, count, type, call.timeout); });
+}
+void Comm::allgatherv(const void* send, std::size_t count, void* recv, std::span<const std::size_t> counts,
+                      std::span<const std::size_t> displs, DataType type, const CallOptions& call) {
+  public_call(impl_, CallKind::allgatherv, count, type,
+              [&](comm::CommImpl& c) { c.allgatherv(send, count, recv, counts, displs, type, call.timeout); });
+}
+void Comm::reduce_scatter(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
+                          const CallOptions& call) {
+  public_call(impl_, CallKind::reduce_scatter, count, type,
+              [&](comm::CommImpl& c) { c.reduce_scatter(send, recv, count, type, op, call.timeout); });
+}
+void Comm::reduce_scatter_v(const void* send, void* recv, std::span<const std::size_t> counts, DataType type,
+                            ReduceOp op, const CallOptions& call) {
+  public_call(impl_, CallKind::reduce_scatter_v, 0, type,
+              [&](comm::CommImpl& c) { c.reduce_scatter_v(send, recv, counts, type, op, call.timeout); });
+}
+void Comm::alltoall(const void* send, void* recv, std::size_t count, DataType type, const CallOptions& call) {
+  public_call(impl_, CallKind::alltoall, count, type,
+              [&](comm::CommImpl& c) { c.alltoall(send, recv, count, type, call.timeout); });
+}
+void Comm::alltoallv(const void* send, std::span<const std::size_t> send_counts,
+                     std::span<const std::size_t> send_displs, void* recv, std::span<const std::size_t> recv_counts,
+                     std::span<const std::size_t> recv_displs, DataType type, const CallOptions& call) {
+  public_call(impl_, CallKind::alltoallv, 0, type, [&](comm::CommImpl& c) {
+    c.alltoallv(send, send_counts, send_displs, recv, recv_counts, recv_displs, type, call.timeout);
+  });
+}
+void Comm::gather(const void* send, void* recv, std::size_t count, DataType type, int root,
+                  const CallOptions& call) {
+  public_call(impl_, CallKind::gather, count, type,
+              [&](comm::CommImpl& c) { c.gather(send, recv, count, type, root, call.timeout); });
+}
+void Comm::gatherv(const void* send, std::size_t count, void* recv, std::span<const std::size_t> counts,
+                   std::span<const std::size_t> displs, DataType type, int root, const CallOptions& call) {
+  public_call(impl_, CallKind::gatherv, count, type,
+              [&](comm::CommImpl& c) { c.gatherv(send, count, recv, counts, displs, type, root, call.timeout); });
+}
+void Comm::scatter(const void* send, void* recv, std::size_t count, DataType type, int root,
+                   const CallOptions& call) {
+  public_call(impl_, CallKind::scatter, count, type,
+              [&](comm::CommImpl& c) { c.scatter(send, recv, count, type, root, call.timeout); });
+}
+void Comm::scatterv(const void* send, std::span<const std::size_t> counts, std::span<const std::size_t> displs,
+                    void* recv, std::size_t count, DataType type, int root, const CallOptions& call) {
+  public_call(impl_, CallKind::scatterv, count, type,
+              [&](comm::CommImpl& c) { c.scatterv(send, counts, displs, recv, count, type, root, call.timeout); });
+}
+
 // Not guarded: abort may come from any thread (a watchdog), and it ends the process.
 void Comm::abort(const std::string& reason) { checked(impl_, "abort").abort(reason); }
+
+void Comm::check_span(const char* call, const char* which, std::size_t expected, std::size_t got) const {
+  if (got != expected)
+    throw InvalidArgument("rank " + std::to_string(rank()) + ": " + call + ": " + which + " span has " +
+                          std::to_string(got) + " elements, expected " + std::to_string(expected));
+}
+
+void Comm::check_extent(const char* call, const char* which, std::span<const std::size_t> counts,
+                        std::span<const std::size_t> displs, std::size_t length) const {
+  for (std::size_t r = 0; r < std::min(counts.size(), displs.size()); ++r) {
+    if (counts[r] == 0 || (displs[r] <= length && counts[r] <= length - displs[r])) continue;
+    throw InvalidArgument("rank " + std::to_string(rank()) + ": " + call + ": " + which + " block of rank " +
+                          std::to_string(r) + " (" + std::to_string(counts[r]) + " at " + std::to_string(displs[r]) +
+                          ") runs past the span's " + std::to_string(length) + " elements");
+  }
+}
+
+std::size_t Comm::sum_of(std::span<const std::size_t> counts) noexcept {
+  std::size_t total = 0;
+  for (std::size_t c : counts) total += c;
+  return total;
+}
 
 void Comm::check_same_length(std::size_t send, std::size_t recv) const {
   if (send != recv)

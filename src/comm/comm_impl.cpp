@@ -96,7 +96,9 @@ void CommImpl::plan_job(Deadline deadline) {
   inputs.transport = transport_name_;
   inputs.eager_limit = transport_->capabilities().eager_limit;
   inputs.preferred_segment = transport_->capabilities().preferred_segment;
-  inputs.overrides = {options_.allreduce_algo, options_.bcast_algo, options_.segment_bytes};
+  inputs.overrides = {options_.allreduce_algo,      options_.bcast_algo,         options_.segment_bytes,
+                      options_.reduce_algo,         options_.allgather_algo,     options_.reduce_scatter_algo,
+                      options_.alltoall_algo,       options_.gather_algo,        options_.scatter_algo};
   plan_.emplace(tuning::make_plan(inputs));
   if (options_.rank == 0 && log::get().should_log(spdlog::level::info)) log::info("{}", plan_->describe());
 }

@@ -15,6 +15,7 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "bootstrap/bootstrap.hpp"
@@ -74,6 +75,27 @@ class CommImpl {
   void allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op, Timeout timeout = {});
   void bcast(void* buf, std::size_t count, DataType type, int root, Timeout timeout = {});
   void barrier(Timeout timeout = {});
+  // The MPI-style set (collective_set.cpp); arguments as in Comm, the
+  // in-place sentinel resolved here.
+  void reduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op, int root,
+              Timeout timeout = {});
+  void allgather(const void* send, void* recv, std::size_t count, DataType type, Timeout timeout = {});
+  void allgatherv(const void* send, std::size_t count, void* recv, std::span<const std::size_t> counts,
+                  std::span<const std::size_t> displs, DataType type, Timeout timeout = {});
+  void reduce_scatter(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
+                      Timeout timeout = {});
+  void reduce_scatter_v(const void* send, void* recv, std::span<const std::size_t> counts, DataType type,
+                        ReduceOp op, Timeout timeout = {});
+  void alltoall(const void* send, void* recv, std::size_t count, DataType type, Timeout timeout = {});
+  void alltoallv(const void* send, std::span<const std::size_t> send_counts, std::span<const std::size_t> send_displs,
+                 void* recv, std::span<const std::size_t> recv_counts, std::span<const std::size_t> recv_displs,
+                 DataType type, Timeout timeout = {});
+  void gather(const void* send, void* recv, std::size_t count, DataType type, int root, Timeout timeout = {});
+  void gatherv(const void* send, std::size_t count, void* recv, std::span<const std::size_t> counts,
+               std::span<const std::size_t> displs, DataType type, int root, Timeout timeout = {});
+  void scatter(const void* send, void* recv, std::size_t count, DataType type, int root, Timeout timeout = {});
+  void scatterv(const void* send, std::span<const std::size_t> counts, std::span<const std::size_t> displs,
+                void* recv, std::size_t count, DataType type, int root, Timeout timeout = {});
   void send(const void* buf, std::size_t count, DataType type, int dest, int tag, Timeout timeout = {});
   std::size_t recv(void* buf, std::size_t count, DataType type, int source, int tag, Timeout timeout = {});
   // See Comm::abort.

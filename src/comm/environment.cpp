@@ -76,6 +76,13 @@ void read_tuning(Options& options) {
   if (auto name = env::text("RCOLL_SOCKET_IFNAME")) options.socket_ifname = *name;
   if (auto name = env::text("RCOLL_ALLREDUCE_ALGO")) options.allreduce_algo = parse_allreduce_algo(*name);
   if (auto name = env::text("RCOLL_BCAST_ALGO")) options.bcast_algo = parse_bcast_algo(*name);
+  if (auto name = env::text("RCOLL_REDUCE_ALGO")) options.reduce_algo = parse_reduce_algo(*name);
+  if (auto name = env::text("RCOLL_ALLGATHER_ALGO")) options.allgather_algo = parse_allgather_algo(*name);
+  if (auto name = env::text("RCOLL_REDUCE_SCATTER_ALGO"))
+    options.reduce_scatter_algo = parse_reduce_scatter_algo(*name);
+  if (auto name = env::text("RCOLL_ALLTOALL_ALGO")) options.alltoall_algo = parse_alltoall_algo(*name);
+  if (auto name = env::text("RCOLL_GATHER_ALGO")) options.gather_algo = parse_gather_algo(*name);
+  if (auto name = env::text("RCOLL_SCATTER_ALGO")) options.scatter_algo = parse_scatter_algo(*name);
   if (auto bytes = env::bytes("RCOLL_SEGMENT_BYTES")) {
     if (*bytes < min_segment_bytes)
       throw InvalidArgument("RCOLL_SEGMENT_BYTES='" + std::to_string(*bytes) + "': expected a byte count of at least " +

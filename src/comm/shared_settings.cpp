@@ -18,6 +18,12 @@ std::string_view source_of(std::string_view name) {
       {"preferred_segment", "the transport"},
       {"allreduce", "RCOLL_ALLREDUCE_ALGO"},
       {"bcast", "RCOLL_BCAST_ALGO"},
+      {"reduce", "RCOLL_REDUCE_ALGO"},
+      {"allgather", "RCOLL_ALLGATHER_ALGO"},
+      {"reduce_scatter", "RCOLL_REDUCE_SCATTER_ALGO"},
+      {"alltoall", "RCOLL_ALLTOALL_ALGO"},
+      {"gather", "RCOLL_GATHER_ALGO"},
+      {"scatter", "RCOLL_SCATTER_ALGO"},
       {"segment", "RCOLL_SEGMENT_BYTES"},
       {"calibrate", "RCOLL_CALIBRATE"},
       {"check", "RCOLL_CHECK"},
@@ -55,7 +61,11 @@ std::string shared_settings(const Options& options, const transport::Transport& 
   std::ostringstream out;
   out << "transport=" << transport.name() << " eager_limit=" << caps.eager_limit
       << " preferred_segment=" << caps.preferred_segment << " allreduce=" << to_string(options.allreduce_algo)
-      << " bcast=" << to_string(options.bcast_algo) << " segment=" << options.segment_bytes
+      << " bcast=" << to_string(options.bcast_algo) << " reduce=" << to_string(options.reduce_algo)
+      << " allgather=" << to_string(options.allgather_algo)
+      << " reduce_scatter=" << to_string(options.reduce_scatter_algo)
+      << " alltoall=" << to_string(options.alltoall_algo) << " gather=" << to_string(options.gather_algo)
+      << " scatter=" << to_string(options.scatter_algo) << " segment=" << options.segment_bytes
       << " calibrate=" << options.calibrate << " check=" << options.check;
   return out.str();
 }

@@ -1,23 +1,27 @@
 #include "comm/validate.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "rcoll/errors.hpp"
 
 namespace rcoll::comm {
 namespace {
 
+// "rank R: call: what"; "rank unknown: ..." when the rank itself is invalid.
 [[noreturn]] void invalid(int rank, std::string_view call, const std::string& what) {
-  throw InvalidArgument("rank " + std::to_string(rank) + ": " + std::string(call) + ": " + what);
+  const std::string who = rank >= 0 ? "rank " + std::to_string(rank) : std::string("rank unknown");
+  throw InvalidArgument(who + ": " + std::string(call) + ": " + what);
 }
 
 }  // namespace
 
 void validate_options(const Options& o) {
-  if (o.size < 1) invalid(o.rank, "create", "world size " + std::to_string(o.size) + " must be at least 1");
+  if (o.size < 1) invalid(o.rank < 0 ? -1 : o.rank, "create", "world size " + std::to_string(o.size) + " must be at least 1");
   if (o.rank < 0 || o.rank >= o.size)
-    invalid(o.rank, "create", "rank " + std::to_string(o.rank) + " is outside 0.." + std::to_string(o.size - 1));
+    invalid(-1, "create", "rank " + std::to_string(o.rank) + " is outside 0.." + std::to_string(o.size - 1));
   if (o.size > 1 && o.bootstrap.empty())
     invalid(o.rank, "create",
             "no bootstrap address: set RCOLL_BOOTSTRAP=host:port (or MASTER_ADDR and MASTER_PORT), "
@@ -66,6 +70,55 @@ void throw_partial_overlap(int rank, std::string_view call, const void* send, co
 
 void throw_bad_timeout(int rank, std::string_view call, std::chrono::milliseconds timeout) {
   invalid(rank, call, "timeout " + std::to_string(timeout.count()) + " ms is negative (0 means the default)");
+}
+
+void throw_invalid(int rank, std::string_view call, const std::string& what) { invalid(rank, call, what); }
+
+std::size_t checked_total(int rank, std::string_view call, std::size_t count, std::size_t factor, DataType type) {
+  if (factor != 0 && count > std::numeric_limits<std::size_t>::max() / factor)
+    invalid(rank, call, "count " + std::to_string(count) + " x " + std::to_string(factor) + " ranks overflows");
+  return checked_bytes(rank, call, count * factor, type);
+}
+
+void check_disjoint(int rank, std::string_view call, const void* send, std::size_t send_bytes, const void* recv,
+                    std::size_t recv_bytes) {
+  const auto s = reinterpret_cast<std::uintptr_t>(send);
+  const auto r = reinterpret_cast<std::uintptr_t>(recv);
+  if (send_bytes == 0 || recv_bytes == 0 || s + send_bytes <= r || r + recv_bytes <= s) return;
+  invalid(rank, call,
+          "send (" + std::to_string(send_bytes) + " bytes) and recv (" + std::to_string(recv_bytes) +
+              " bytes) overlap; use rcoll::in_place for the in-place form, or buffers that do not overlap");
+}
+
+std::size_t check_blocks(int rank, std::string_view call, std::string_view which, std::span<const std::size_t> counts,
+                         std::span<const std::size_t> displs, int size, DataType type, bool disjoint) {
+  const auto n = static_cast<std::size_t>(size);
+  const std::string w(which);
+  if (counts.size() != n || displs.size() != n)
+    invalid(rank, call,
+            w + " counts and displacements must have " + std::to_string(n) + " entries each (one per rank), got " +
+                std::to_string(counts.size()) + " and " + std::to_string(displs.size()));
+  std::size_t extent = 0;
+  std::vector<std::size_t> order;
+  for (std::size_t r = 0; r < n; ++r) {
+    if (displs[r] > std::numeric_limits<std::size_t>::max() - counts[r])
+      invalid(rank, call, w + " block of rank " + std::to_string(r) + " ends past the largest size");
+    if (counts[r] == 0) continue;
+    extent = std::max(extent, displs[r] + counts[r]);
+    order.push_back(r);
+  }
+  checked_bytes(rank, call, extent, type);
+  if (!disjoint) return extent;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return displs[a] < displs[b]; });
+  for (std::size_t i = 1; i < order.size(); ++i) {
+    const std::size_t a = order[i - 1], b = order[i];
+    if (displs[a] + counts[a] > displs[b])
+      invalid(rank, call,
+              w + " blocks of ranks " + std::to_string(a) + " (" + std::to_string(counts[a]) + " at " +
+                  std::to_string(displs[a]) + ") and " + std::to_string(b) + " (" + std::to_string(counts[b]) +
+                  " at " + std::to_string(displs[b]) + ") overlap");
+  }
+  return extent;
 }
 
 }  // namespace rcoll::comm

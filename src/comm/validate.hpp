@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <span>
+#include <string>
 #include <string_view>
 
 #include "rcoll/options.hpp"
@@ -28,6 +30,7 @@ void validate_options(const Options& options);
 [[noreturn, gnu::cold]] void throw_partial_overlap(int rank, std::string_view call, const void* send, const void* recv,
                                                   std::size_t bytes);
 [[noreturn, gnu::cold]] void throw_bad_timeout(int rank, std::string_view call, std::chrono::milliseconds timeout);
+[[noreturn, gnu::cold]] void throw_invalid(int rank, std::string_view call, const std::string& what);
 
 // Returns count * dtype_size(type), checking dtype and overflow.
 inline std::size_t checked_bytes(int rank, std::string_view call, std::size_t count, DataType type) {
@@ -73,6 +76,23 @@ inline void check_user_tag(int rank, std::string_view call, int tag) {
   if (tag < 0) [[unlikely]]
     throw_bad_tag(rank, call, tag);
 }
+
+// count * factor elements of `type` as bytes (the whole buffer of a call
+// with one block per rank), checking dtype and overflow.
+std::size_t checked_total(int rank, std::string_view call, std::size_t count, std::size_t factor, DataType type);
+
+// Two buffers that must not share a byte (a send and a receive buffer of
+// different lengths); InvalidArgument naming both otherwise.
+void check_disjoint(int rank, std::string_view call, const void* send, std::size_t send_bytes, const void* recv,
+                    std::size_t recv_bytes);
+
+// The per-rank blocks of a v-variant: `counts` and `displs` (elements)
+// have `size` entries and no block's end overflows; with `disjoint`, no
+// two non-empty blocks share an element (receive buffers: each element is
+// written once). Returns the buffer's extent in elements (the largest
+// block end). `which` names the buffer in errors ("recv").
+std::size_t check_blocks(int rank, std::string_view call, std::string_view which, std::span<const std::size_t> counts,
+                         std::span<const std::size_t> displs, int size, DataType type, bool disjoint);
 
 // A per-call timeout (CallOptions::timeout) must not be negative; 0 = default.
 inline void check_timeout(int rank, std::string_view call, std::chrono::milliseconds timeout) {

@@ -6,6 +6,8 @@
 #include <map>
 #include <vector>
 
+#include <spdlog/fmt/fmt.h>
+
 #include "diagnostics/rank_list.hpp"
 #include "rcoll/errors.hpp"
 #include "rcoll/options.hpp"
@@ -24,9 +26,9 @@ struct Fingerprint {
   std::int32_t root;
   std::uint64_t count;
   std::uint64_t sequence;
-  std::uint64_t reserved;
+  std::uint64_t counts_hash;
 
-  auto key() const { return std::tuple(kind, type, op, algorithm, root, count, sequence); }
+  auto key() const { return std::tuple(kind, type, op, algorithm, root, count, counts_hash, sequence); }
   bool operator<(const Fingerprint& o) const { return key() < o.key(); }
 };
 static_assert(sizeof(Fingerprint) == 32);
@@ -35,11 +37,12 @@ Fingerprint fingerprint_of(const CallInfo& call, std::uint8_t algorithm) {
   Fingerprint f{};
   f.kind = static_cast<std::uint8_t>(call.kind);
   f.type = static_cast<std::uint8_t>(call.type);
-  f.op = call.kind == CallKind::allreduce ? static_cast<std::uint8_t>(call.op) : 0;
+  f.op = call.has_op() ? static_cast<std::uint8_t>(call.op) : 0;
   f.algorithm = algorithm;
-  f.root = call.kind == CallKind::bcast ? call.peer : -1;
+  f.root = call.has_root() ? call.peer : -1;
   f.count = call.count;
   f.sequence = call.sequence;
+  f.counts_hash = call.counts_hash;
   return f;
 }
 
@@ -51,18 +54,35 @@ CallInfo call_of(const Fingerprint& f) {
   call.peer = f.root;
   call.count = f.count;
   call.sequence = f.sequence;
+  call.counts_hash = f.counts_hash;
   return call;
 }
 
 std::string algorithm_name(const Fingerprint& f) {
   if (f.kind == static_cast<std::uint8_t>(CallKind::allreduce))
     return to_string(static_cast<AllreduceAlgo>(f.algorithm));
-  if (f.kind == static_cast<std::uint8_t>(CallKind::bcast)) return to_string(static_cast<BcastAlgo>(f.algorithm));
-  return "none";
+  switch (static_cast<CallKind>(f.kind)) {
+    case CallKind::bcast: return to_string(static_cast<BcastAlgo>(f.algorithm));
+    case CallKind::reduce: return to_string(static_cast<ReduceAlgo>(f.algorithm));
+    case CallKind::allgather:
+    case CallKind::allgatherv: return to_string(static_cast<AllgatherAlgo>(f.algorithm));
+    case CallKind::reduce_scatter:
+    case CallKind::reduce_scatter_v: return to_string(static_cast<ReduceScatterAlgo>(f.algorithm));
+    case CallKind::alltoall:
+    case CallKind::alltoallv: return to_string(static_cast<AlltoallAlgo>(f.algorithm));
+    case CallKind::gather:
+    case CallKind::gatherv: return to_string(static_cast<GatherAlgo>(f.algorithm));
+    case CallKind::scatter:
+    case CallKind::scatterv: return to_string(static_cast<ScatterAlgo>(f.algorithm));
+    default: return "none";
+  }
 }
 
 std::string describe(const Fingerprint& f, bool with_algorithm) {
   std::string text = call_of(f).describe();
+  // The v-variants: ranks that disagree only on counts or displacements
+  // would otherwise read alike.
+  if (f.counts_hash != 0) text += fmt::format(" with counts and displacements hashing to {:016x}", f.counts_hash);
   if (with_algorithm) text += " with the " + algorithm_name(f) + " algorithm";
   return text;
 }

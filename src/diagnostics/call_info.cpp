@@ -12,22 +12,49 @@ std::string_view to_string(CallKind kind) noexcept {
     case CallKind::barrier: return "barrier";
     case CallKind::send: return "send";
     case CallKind::recv: return "recv";
+    case CallKind::reduce: return "reduce";
+    case CallKind::allgather: return "allgather";
+    case CallKind::allgatherv: return "allgatherv";
+    case CallKind::reduce_scatter: return "reduce_scatter";
+    case CallKind::reduce_scatter_v: return "reduce_scatter_v";
+    case CallKind::alltoall: return "alltoall";
+    case CallKind::alltoallv: return "alltoallv";
+    case CallKind::gather: return "gather";
+    case CallKind::gatherv: return "gatherv";
+    case CallKind::scatter: return "scatter";
+    case CallKind::scatterv: return "scatterv";
   }
   return "unknown call";
 }
 
+std::uint64_t hash_counts(std::span<const std::size_t> counts, std::span<const std::size_t> displs) noexcept {
+  std::uint64_t h = 14695981039346656037ull;
+  auto mix = [&h](std::size_t v) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= (v >> (8 * i)) & 0xff;
+      h *= 1099511628211ull;
+    }
+  };
+  for (std::size_t c : counts) mix(c);
+  for (std::size_t d : displs) mix(d);
+  return h == 0 ? 1 : h;
+}
+
 namespace {
 
+// " (4096 x float32, sum)", " (16 x float32, root 0)", " (12 x int32, sum, root 2)".
 std::string arguments(const CallInfo& call) {
   switch (call.kind) {
-    case CallKind::allreduce: return fmt::format(" ({} x {}, {})", call.count, to_string(call.type), to_string(call.op));
-    case CallKind::bcast: return fmt::format(" ({} x {}, root {})", call.count, to_string(call.type), call.peer);
     case CallKind::send: return fmt::format(" to rank {} tag {}", call.peer, call.tag);
     case CallKind::recv: return fmt::format(" from rank {} tag {}", call.peer, call.tag);
     case CallKind::barrier:
-    case CallKind::none: break;
+    case CallKind::none: return {};
+    default: break;
   }
-  return {};
+  std::string text = fmt::format(" ({} x {}", call.count, to_string(call.type));
+  if (call.has_op()) text += fmt::format(", {}", to_string(call.op));
+  if (call.has_root()) text += fmt::format(", root {}", call.peer);
+  return text + ")";
 }
 
 }  // namespace

@@ -39,22 +39,45 @@ struct Algorithm {
 
 using AllreduceAlgorithm = Algorithm<AllreduceAlgo, collectives::AllreduceSchedule>;
 using BcastAlgorithm = Algorithm<BcastAlgo, collectives::BcastSchedule>;
+using ReduceAlgorithm = Algorithm<ReduceAlgo, collectives::ReduceSchedule>;
+using AllgatherAlgorithm = Algorithm<AllgatherAlgo, collectives::AllgatherSchedule>;
+using ReduceScatterAlgorithm = Algorithm<ReduceScatterAlgo, collectives::ReduceScatterSchedule>;
+using AlltoallAlgorithm = Algorithm<AlltoallAlgo, collectives::AlltoallSchedule>;
+using GatherAlgorithm = Algorithm<GatherAlgo, collectives::GatherSchedule>;
+using ScatterAlgorithm = Algorithm<ScatterAlgo, collectives::ScatterSchedule>;
 
 // One collective's table: its name, its algorithms in tie-break order
 // (where two cost the same, the earlier one is chosen) and the override
-// that forces one of them.
+// that forces one of them. A v-variant (allgatherv, ...) shares its
+// collective's override and follows it only when its own table has the
+// forced algorithm (`forced_if_listed`).
 template <typename A>
 struct Collective {
   using AlgorithmType = A;
   const char* name;
   std::span<const A> algorithms;
   decltype(A::id) Overrides::*forced;
+  bool forced_if_listed = false;
 };
 
 const Collective<AllreduceAlgorithm>& allreduce_collective() noexcept;
 const Collective<BcastAlgorithm>& bcast_collective() noexcept;
+const Collective<ReduceAlgorithm>& reduce_collective() noexcept;
+const Collective<AllgatherAlgorithm>& allgather_collective() noexcept;
+const Collective<AllgatherAlgorithm>& allgatherv_collective() noexcept;
+const Collective<ReduceScatterAlgorithm>& reduce_scatter_collective() noexcept;
+const Collective<ReduceScatterAlgorithm>& reduce_scatter_v_collective() noexcept;
+const Collective<AlltoallAlgorithm>& alltoall_collective() noexcept;
+const Collective<AlltoallAlgorithm>& alltoallv_collective() noexcept;
+const Collective<GatherAlgorithm>& gather_collective() noexcept;
+const Collective<GatherAlgorithm>& gatherv_collective() noexcept;
+const Collective<ScatterAlgorithm>& scatter_collective() noexcept;
+const Collective<ScatterAlgorithm>& scatterv_collective() noexcept;
 
-// The entry of `id`; InvalidArgument for `automatic` or a value outside the table.
+// The entry of `id` in the collective's table; InvalidArgument for
+// `automatic` or an algorithm the table does not have.
+template <typename A>
+const A& find_algorithm(const Collective<A>& collective, decltype(A::id) id);
 const AllreduceAlgorithm& find_algorithm(AllreduceAlgo id);
 const BcastAlgorithm& find_algorithm(BcastAlgo id);
 

@@ -30,9 +30,18 @@ std::string describe_inputs(const PlanInputs& in) {
       1e-9 / l.beta, 1e-9 / l.gamma, in.eager_limit > 0 ? human_bytes(in.eager_limit) : std::string("none"));
   if (in.model.shared_cores > 0) out += fmt::format("; all ranks share {} cores", in.model.shared_cores);
   if (in.overrides.segment > 0) out += "; segment " + human_bytes(in.overrides.segment) + " (RCOLL_SEGMENT_BYTES)";
-  if (in.overrides.allreduce != AllreduceAlgo::automatic)
-    out += "; allreduce forced to " + to_string(in.overrides.allreduce);
-  if (in.overrides.bcast != BcastAlgo::automatic) out += "; bcast forced to " + to_string(in.overrides.bcast);
+  auto forced = [&out](const char* name, auto algo) {
+    if (algo != decltype(algo)::automatic) out += std::string("; ") + name + " forced to " + to_string(algo);
+  };
+  const Overrides& o = in.overrides;
+  forced("allreduce", o.allreduce);
+  forced("bcast", o.bcast);
+  forced("reduce", o.reduce);
+  forced("allgather", o.allgather);
+  forced("reduce_scatter", o.reduce_scatter);
+  forced("alltoall", o.alltoall);
+  forced("gather", o.gather);
+  forced("scatter", o.scatter);
   return out + ")\n";
 }
 
@@ -52,8 +61,9 @@ std::string human_bytes(std::size_t bytes) {
 
 std::string Plan::describe() const {
   std::string out = describe_inputs(inputs_);
-  append_ranges(out, allreduce_collective().name, allreduce_);
-  append_ranges(out, bcast_collective().name, bcast_);
+  for_each_table(tables_, [&out](const auto& collective, const auto& table) {
+    append_ranges(out, collective.name, table);
+  });
   out.pop_back();  // the last line's newline: the caller ends the text
   return out;
 }

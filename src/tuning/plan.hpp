@@ -33,6 +33,7 @@ struct SizeRange {
 template <typename Algorithm>
 class SizeTable {
  public:
+  SizeTable() = default;  // no ranges: at() must not be called before one is assigned
   explicit SizeTable(std::vector<SizeRange<Algorithm>> ranges) : ranges_(std::move(ranges)) {}
 
   const Choice<Algorithm>& at(std::size_t bytes) const {
@@ -49,17 +50,53 @@ class SizeTable {
 using AllreduceChoice = Choice<AllreduceAlgorithm>;
 using BcastChoice = Choice<BcastAlgorithm>;
 
+// One size table per collective of the catalog.
+struct PlanTables {
+  SizeTable<AllreduceAlgorithm> allreduce;
+  SizeTable<BcastAlgorithm> bcast;
+  SizeTable<ReduceAlgorithm> reduce;
+  SizeTable<AllgatherAlgorithm> allgather;
+  SizeTable<AllgatherAlgorithm> allgatherv;
+  SizeTable<ReduceScatterAlgorithm> reduce_scatter;
+  SizeTable<ReduceScatterAlgorithm> reduce_scatter_v;
+  SizeTable<AlltoallAlgorithm> alltoall;
+  SizeTable<AlltoallAlgorithm> alltoallv;
+  SizeTable<GatherAlgorithm> gather;
+  SizeTable<GatherAlgorithm> gatherv;
+  SizeTable<ScatterAlgorithm> scatter;
+  SizeTable<ScatterAlgorithm> scatterv;
+};
+
+// Calls f(collective, table) for every collective, in the order the plan
+// prints them: the one list make_plan and describe follow.
+template <typename Tables, typename F>
+void for_each_table(Tables& t, F&& f) {
+  f(allreduce_collective(), t.allreduce);
+  f(bcast_collective(), t.bcast);
+  f(reduce_collective(), t.reduce);
+  f(allgather_collective(), t.allgather);
+  f(allgatherv_collective(), t.allgatherv);
+  f(reduce_scatter_collective(), t.reduce_scatter);
+  f(reduce_scatter_v_collective(), t.reduce_scatter_v);
+  f(alltoall_collective(), t.alltoall);
+  f(alltoallv_collective(), t.alltoallv);
+  f(gather_collective(), t.gather);
+  f(gatherv_collective(), t.gatherv);
+  f(scatter_collective(), t.scatter);
+  f(scatterv_collective(), t.scatterv);
+}
+
 class Plan {
  public:
-  Plan(PlanInputs inputs, SizeTable<AllreduceAlgorithm> allreduce, SizeTable<BcastAlgorithm> bcast)
-      : inputs_(std::move(inputs)), allreduce_(std::move(allreduce)), bcast_(std::move(bcast)) {}
+  Plan(PlanInputs inputs, PlanTables tables) : inputs_(std::move(inputs)), tables_(std::move(tables)) {}
 
-  const AllreduceChoice& allreduce(std::size_t bytes) const { return allreduce_.at(bytes); }
-  const BcastChoice& bcast(std::size_t bytes) const { return bcast_.at(bytes); }
+  const AllreduceChoice& allreduce(std::size_t bytes) const { return tables_.allreduce.at(bytes); }
+  const BcastChoice& bcast(std::size_t bytes) const { return tables_.bcast.at(bytes); }
+  const PlanTables& tables() const noexcept { return tables_; }
 
   const PlanInputs& inputs() const noexcept { return inputs_; }
-  const SizeTable<AllreduceAlgorithm>& allreduce_table() const noexcept { return allreduce_; }
-  const SizeTable<BcastAlgorithm>& bcast_table() const noexcept { return bcast_; }
+  const SizeTable<AllreduceAlgorithm>& allreduce_table() const noexcept { return tables_.allreduce; }
+  const SizeTable<BcastAlgorithm>& bcast_table() const noexcept { return tables_.bcast; }
 
   // A header with the inputs (link figures and their source, eager limit,
   // segment, shared cores, overrides), then per collective one line per
@@ -68,8 +105,7 @@ class Plan {
 
  private:
   PlanInputs inputs_;
-  SizeTable<AllreduceAlgorithm> allreduce_;
-  SizeTable<BcastAlgorithm> bcast_;
+  PlanTables tables_;
 };
 
 // "512 B", "256 KiB", "1.5 MiB": sizes in tables and logs.

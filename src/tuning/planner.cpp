@@ -95,7 +95,10 @@ Choice<A> choose(const Collective<A>& collective, const PlanInputs& in, std::siz
   // A forced algorithm is the one candidate.
   const auto forced = in.overrides.*collective.forced;
   std::span<const A> candidates = collective.algorithms;
-  if (forced != decltype(forced)::automatic) candidates = std::span<const A>(&find_algorithm(forced), 1);
+  const auto& table = collective.algorithms;
+  const bool listed = std::any_of(table.begin(), table.end(), [forced](const A& a) { return a.id == forced; });
+  if (forced != decltype(forced)::automatic && (listed || !collective.forced_if_listed))
+    candidates = std::span<const A>(&find_algorithm(collective, forced), 1);
   Choice<A> best;
   double best_cost = 0;
   for (const A& algo : candidates) {
@@ -112,10 +115,19 @@ Choice<A> choose(const Collective<A>& collective, const PlanInputs& in, std::siz
 
 template AllreduceChoice choose(const Collective<AllreduceAlgorithm>&, const PlanInputs&, std::size_t);
 template BcastChoice choose(const Collective<BcastAlgorithm>&, const PlanInputs&, std::size_t);
+template Choice<ReduceAlgorithm> choose(const Collective<ReduceAlgorithm>&, const PlanInputs&, std::size_t);
+template Choice<AllgatherAlgorithm> choose(const Collective<AllgatherAlgorithm>&, const PlanInputs&, std::size_t);
+template Choice<ReduceScatterAlgorithm> choose(const Collective<ReduceScatterAlgorithm>&, const PlanInputs&,
+                                               std::size_t);
+template Choice<AlltoallAlgorithm> choose(const Collective<AlltoallAlgorithm>&, const PlanInputs&, std::size_t);
+template Choice<GatherAlgorithm> choose(const Collective<GatherAlgorithm>&, const PlanInputs&, std::size_t);
+template Choice<ScatterAlgorithm> choose(const Collective<ScatterAlgorithm>&, const PlanInputs&, std::size_t);
 
 Plan make_plan(const PlanInputs& in) {
   const std::vector<std::size_t> ends = piece_ends(in);
-  return Plan(in, plan_table(allreduce_collective(), in, ends), plan_table(bcast_collective(), in, ends));
+  PlanTables tables;
+  for_each_table(tables, [&](const auto& collective, auto& table) { table = plan_table(collective, in, ends); });
+  return Plan(in, std::move(tables));
 }
 
 }  // namespace rcoll::tuning

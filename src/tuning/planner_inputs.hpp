@@ -18,6 +18,12 @@ struct Overrides {
   AllreduceAlgo allreduce = AllreduceAlgo::automatic;
   BcastAlgo bcast = BcastAlgo::automatic;
   std::size_t segment = 0;  // the base segment, in bytes
+  ReduceAlgo reduce = ReduceAlgo::automatic;
+  AllgatherAlgo allgather = AllgatherAlgo::automatic;
+  ReduceScatterAlgo reduce_scatter = ReduceScatterAlgo::automatic;
+  AlltoallAlgo alltoall = AlltoallAlgo::automatic;
+  GatherAlgo gather = GatherAlgo::automatic;
+  ScatterAlgo scatter = ScatterAlgo::automatic;
 };
 
 struct PlanInputs {

@@ -20,7 +20,7 @@ SOURCE = os.environ.get("RCOLL_SOURCE_DIR") or os.path.abspath(
     os.path.join(os.path.dirname(__file__), os.pardir, os.pardir))
 sys.path.insert(0, os.path.join(SOURCE, "bench"))
 
-from compare_lib import build, libs, main, report, results, schedule, sweep, targets  # noqa: E402
+from compare_lib import build, execute, libs, main, report, results, schedule, sweep, targets  # noqa: E402
 
 MIB = 1 << 20
 
@@ -44,7 +44,99 @@ class PureFunctions(unittest.TestCase):
         self.assertAlmostEqual(results.busbw_gbps("allreduce", 3, 1e6, 1000), 4 / 3)
         self.assertAlmostEqual(results.busbw_gbps("bcast", 3, 1e6, 1000), 1.0)
         with self.assertRaises(ValueError):
-            results.bus_factor("gather", 2)
+            results.bus_factor("barrier", 2)
+
+    def test_busbw_convention_of_the_other_ops(self):
+        # nccl-tests: (n-1)/n for allgather, reduce_scatter, alltoall; 1 for the rooted ones.
+        for op in ("allgather", "reduce_scatter", "alltoall"):
+            self.assertAlmostEqual(results.bus_factor(op, 4), 0.75, msg=op)
+            self.assertAlmostEqual(results.busbw_gbps(op, 2, 1e6, 1000), 0.5, msg=op)
+        for op in ("reduce", "gather", "scatter"):
+            self.assertEqual(results.bus_factor(op, 4), 1.0, op)
+        self.assertEqual(set(results.OPS), {"allreduce", "bcast", "reduce", "allgather", "reduce_scatter",
+                                            "alltoall", "gather", "scatter"})
+
+    def test_op_sizes_round_down_per_rank(self):
+        sizes = [8, 20, 4096, 12288, 65540, MIB]
+        # The vector ops keep every size (whole elements already).
+        for op in ("allreduce", "bcast", "reduce"):
+            self.assertEqual(sweep.op_sizes(op, 3, sizes), sizes)
+        # 3 ranks: blocks of 8 // 12 = 0 (dropped), 20 // 12 -> 1 element each (12 B), 4096 -> 341 (4092 B),
+        # 65540 -> 5461 (65532 B), 1 MiB -> 21845 (1048572 B).
+        self.assertEqual(sweep.op_sizes("allgather", 3, sizes), [12, 4092, 12288, 65532, MIB - 4])
+        # 4 ranks: 20 B and 16 B both give blocks of 1 element: one size, not two.
+        self.assertEqual(sweep.op_sizes("alltoall", 4, [16, 20, 64]), [16, 64])
+        # 64 KiB and 64 KiB+4 round to the same size with 3 ranks (and then sit in the small band only).
+        self.assertEqual(sweep.op_sizes("gather", 3, [65536, 65540]), [65532])
+        for op in results.BLOCKED_OPS:
+            self.assertEqual(sweep.op_sizes(op, 2, [4, 8]), [8], op)
+
+    def test_plan_runs_each_op_at_its_own_sizes_and_skips_ops_a_library_lacks(self):
+        def bands(op, ranks):
+            return sweep.bands(sweep.op_sizes(op, ranks, [8, 20, 4 * MIB + 4]))
+        lacking = libs.Library("gloo", "Gloo (tcp)", (), (), lacks=("alltoall",))
+        with mock.patch.dict(libs.LIBRARIES, {"gloo": lacking}):
+            jobs = schedule.plan(["allreduce", "alltoall"], [3], bands, 1, ["openmpi", "gloo"])
+        self.assertEqual([(j.op, j.band, j.sizes, j.lib) for j in jobs], [
+            ("allreduce", "small", (8, 20), "openmpi"), ("allreduce", "small", (8, 20), "gloo"),
+            ("allreduce", "large", (4 * MIB + 4,), "openmpi"), ("allreduce", "large", (4 * MIB + 4,), "gloo"),
+            # 3 ranks: 8 B has no whole element per rank; 4 MiB+4 rounds down into the medium band.
+            ("alltoall", "small", (12,), "openmpi"), ("alltoall", "medium", (4 * MIB - 4,), "openmpi")])
+        self.assertTrue(libs.supports("gloo", "reduce_scatter"))
+
+    def test_a_refused_op_is_not_run_again_and_wrong_sizes_are_dropped(self):
+        jobs = schedule.plan(["allgather", "gather"], [2, 3], [("small", [8], 5, 1), ("large", [MIB], 2, 1)],
+                             1, ["rcoll", "openmpi"])
+        calls = []
+
+        def fake_job(lib, op, ranks, sizes, iters, warmup, paths, timeout_s):
+            calls.append((lib, op, ranks))
+            if lib == "rcoll" and op == "allgather":
+                return None, f"{execute.REFUSED} (exit status 2): rcoll-bench: unknown --op 'allgather'", 0.1
+            rows = [{"bytes": s // 2 if lib == "rcoll" else s, "count": s // 4, "time_us": 1.0,
+                     "algbw_GBps": 0.0, "busbw_GBps": 0.0, "errors": 0} for s in sizes]
+            return {"meta": {"op": op, "ranks": ranks, "iters": iters, "warmup": warmup}, "results": rows}, None, 0.1
+        with mock.patch.object(execute, "run_job", fake_job):
+            samples, failures, _, _ = schedule.run(jobs, None, 60, log=lambda _: None)
+        # rcoll's allgather: refused once, then no other band or rank count of it is tried.
+        self.assertEqual(calls.count(("rcoll", "allgather", 2)), 1)
+        self.assertNotIn(("rcoll", "allgather", 3), calls)
+        # rcoll's gather reports other sizes than asked: each job fails (its band is not retried), no samples.
+        self.assertEqual([c for c in calls if c[:2] == ("rcoll", "gather")], [("rcoll", "gather", 2)] * 2 +
+                         [("rcoll", "gather", 3)] * 2)
+        self.assertEqual({s["lib"] for s in samples}, {"openmpi"})
+        self.assertEqual(len(samples), 2 * 2 * 2)  # 2 ops x 2 rank counts x 2 bands, one size each
+        notes = [f["note"] for f in failures]
+        self.assertTrue(notes[0].startswith(execute.REFUSED), notes)
+        self.assertEqual(sum("another size convention" in n for n in notes), 4)
+
+    def test_failed_job_notes_lead_with_the_complaint(self):
+        def fake(status):
+            script = ("import sys; print('# rcoll-bench: op allgather'); print('#  bytes count'); "
+                      f"print('rcoll-bench: the complaint', file=sys.stderr); print('usage: ...'); sys.exit({status})")
+            return lambda *args: ([sys.executable, "-c", script], {}, None)
+        for status, start in ((1, r"exit status 1 after \d+ s: rcoll-bench: the complaint$"),
+                              (2, re.escape(f"{execute.REFUSED} (exit status 2; no other job of this library and op "
+                                            "is run): rcoll-bench: the complaint") + "$")):
+            with mock.patch.object(libs, "job", fake(status)):
+                doc, note, _ = execute.run_job("rcoll", "allgather", 2, [8], 1, 0, None, 30)
+            self.assertIsNone(doc)
+            self.assertRegex(note.splitlines()[0], start)
+
+    def test_ops_on_the_command_line(self):
+        self.assertEqual(main.parse_args(["--ops", "reduce_scatter,scatter"]).ops, ["reduce_scatter", "scatter"])
+        self.assertEqual(main.parse_args([]).ops, ["allreduce", "bcast"])  # the default keeps CI time
+        with mock.patch("sys.stderr"), self.assertRaises(SystemExit):
+            main.parse_args(["--ops", "reduce-scatter"])
+
+    def test_method_names_each_op_run(self):
+        text = main.method(["allgather", "scatter"], "6 sizes", "small", 1)
+        self.assertIn("allgather: a rank's receive buffer, scatter: the root's send buffer", text)
+        self.assertIn("busbw: allgather algbw·(n−1)/n; scatter algbw.", text)
+        plain = main.method(["allreduce", "bcast"], "6 sizes", "small", 1)
+        self.assertIn("busbw: allreduce algbw·2(n−1)/n; bcast algbw.", plain)
+        self.assertNotIn("nccl-tests", plain)
+        self.assertIn("ReduceScatterHalvingDoubling", main.method(["reduce_scatter"], "6 sizes", "small", 1))
 
     def test_parse_bench_json(self):
         row = {"bytes": 8, "count": 2, "time_us": 5.0, "algbw_GBps": 0.0, "busbw_GBps": 0.0, "errors": 0}
@@ -139,6 +231,8 @@ class PureFunctions(unittest.TestCase):
         self.assertEqual(sum(len(b[1]) for b in banded), len(sizes))
         self.assertEqual(sweep.format_bytes(MIB + 4), "1 MiB+4")
         self.assertEqual(sweep.format_bytes(3 << 10), "3 KiB")
+        self.assertEqual([sweep.format_bytes(b) for b in (12, 4092, 65532, MIB - 4, 3 * MIB - 12, 960)],
+                         ["12 B", "4 KiB-4", "64 KiB-4", "1 MiB-4", "3 MiB-12", "960 B"])
 
     def test_plan_alternates_and_rotates(self):
         jobs = schedule.plan(["allreduce"], [2], [("small", [8], 5, 1)], 2, ["rcoll", "openmpi", "gloo"])
@@ -239,6 +333,73 @@ class PureFunctions(unittest.TestCase):
         appended = report.rewrite_block("# Doc\n", "new")
         self.assertIn(report.DOC_HEADING, appended)
         self.assertTrue(appended.rstrip().endswith(report.END))
+
+
+@unittest.skipUnless(shutil.which("g++"), "no g++")
+class PeerCheckConvention(unittest.TestCase):
+    """peer_check_test.cpp: the peers' --check data (bench/peers/common/
+    check_data.hpp) against a serial model of every op, built with the
+    flags of compare_lib.build (no MPI or Gloo needed)."""
+
+    def test_every_op_world_size_and_root(self):
+        peers = os.path.join(SOURCE, "bench", "peers")
+        sources = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "peer_check_test.cpp")]
+        sources += [os.path.join(peers, "common", c) for c in ("check_data.cpp", "peer_layout.cpp", "peer_options.cpp")]
+        sources += [os.path.join(SOURCE, "bench", "common", c) for c in ("args.cpp", "sizes.cpp")]
+        with tempfile.TemporaryDirectory() as tmp:
+            program = os.path.join(tmp, "peer_check_test")
+            built = subprocess.run(["g++"] + build.FLAGS + ["-iquote", os.path.join(SOURCE, "bench"), "-iquote", peers]
+                                   + sources + ["-o", program], capture_output=True, text=True, check=False)
+            self.assertEqual(built.returncode, 0, built.stderr[-3000:])
+            done = subprocess.run([program], capture_output=True, text=True, timeout=120, check=False)
+        self.assertEqual(done.returncode, 0, done.stderr[-3000:])
+        self.assertRegex(done.stdout, r"^\d+ cases, 0 failures")
+
+
+@unittest.skipUnless(os.path.exists("/usr/include/gloo/reduce_scatter.h") and shutil.which("g++"),
+                     "Gloo (libgloo-dev) is not installed")
+class GlooRun(unittest.TestCase):
+    """bench/compare --quick --libs gloo --ranks 3 with three of the newer
+    ops, end to end through the peer program: every op at its own rounded
+    sizes, --check clean. Needs no rcoll build; the programs are built into
+    RCOLL_BUILD_DIR/peers where it is set (compare's default place, where
+    the other runs' limit probes already are), else a temporary folder."""
+
+    OPS = ("reduce_scatter", "alltoall", "gather")
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="compare-test-")
+        cls.out = os.path.join(cls.tmp.name, "out")
+        build_dir = os.environ.get("RCOLL_BUILD_DIR") or cls.tmp.name
+        cls.completed = subprocess.run(
+            [os.path.join(SOURCE, "bench", "compare"), "--quick", "--libs", "gloo", "--ranks", "3", "--reps", "1",
+             "--ops", ",".join(cls.OPS), "--out", cls.out, "--peers-dir", os.path.join(build_dir, "peers"),
+             "--job-timeout", "120"], capture_output=True, text=True, timeout=280, check=False)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_every_op_checked_at_its_sizes(self):
+        self.assertEqual(self.completed.returncode, 0, self.completed.stderr[-3000:])
+        with open(os.path.join(self.out, "compare.json"), encoding="utf-8") as f:
+            doc = json.load(f)
+        self.assertEqual(doc["failures"], [])
+        self.assertEqual(set(doc["summary"]), {f"{op} 3" for op in self.OPS})
+        for op in self.OPS:
+            samples = [s for s in doc["samples"] if s["op"] == op]
+            self.assertEqual(sorted(s["bytes"] for s in samples), sweep.op_sizes(op, 3, sweep.quick_sizes()), op)
+            for s in samples:
+                self.assertEqual(s["errors"], 0, s)
+                self.assertGreater(s["time_us"], 0, s)
+        # busbw from the median time with nccl-tests' factor (alltoall: (n-1)/n).
+        cell = doc["summary"]["alltoall 3"]["gloo"]["65532"]
+        self.assertAlmostEqual(cell["busbw_GBps"], 65532 / (cell["time_us"] * 1e-6) / 1e9 * 2 / 3)
+        with open(os.path.join(self.out, "compare.md"), encoding="utf-8") as f:
+            text = f.read()
+        self.assertIn("##### reduce_scatter, 3 ranks", text)
+        self.assertIn("| 64 KiB-4 |", text)
 
 
 @unittest.skipUnless(os.environ.get("RCOLL_BUILD_DIR"), "RCOLL_BUILD_DIR (the build tree) is not set")

@@ -66,7 +66,7 @@ class FloodBeforeJoin(unittest.TestCase):
         self.assertEqual(per_connection[:5], [], f"{len(per_connection)} lines name a connection")
         # At most one summary per interval while flooded, and the final one.
         self.assertLessEqual(len(lines), int(flood_seconds / SUMMARY_INTERVAL_S) + 2, "\n".join(lines))
-        summaries = [line for line in lines if "unauthenticated connection" in line]
+        summaries = [line for line in lines if "did not prove the job token" in line]
         self.assertTrue(summaries, "no summary of the closed connections")
         self.assertNotIn(TOKEN.decode(), "\n".join(lines))
 

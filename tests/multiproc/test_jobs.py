@@ -180,6 +180,17 @@ class Jobs(unittest.TestCase):
             self.assert_ok(result)
             self.assertRegex(result.stdout, r"# errors: 0")
 
+    def test_bench_mpi_style_set_check_at_5_ranks(self):
+        # Every op of the MPI-style set, out of place and (but alltoall) in place, rooted ones at
+        # root 3; sizes below one element per rank (skipped), odd and multi-segment.
+        for op in ("reduce", "allgather", "reduce_scatter", "alltoall", "gather", "scatter"):
+            for inplace in ((), ("--inplace",)) if op != "alltoall" else ((),):
+                with self.subTest(op=op, inplace=bool(inplace)):
+                    result = launch(5, BENCH, "--op", op, *inplace, "--root", "3", "--check", "--dtype", "int32",
+                                    "--sizes", "8,100,1004,65540,1M", "--iters", "2", "--warmup", "1")
+                    self.assert_ok(result)
+                    self.assertRegex(result.stdout, r"# errors: 0")
+
     def test_examples(self):
         for n in (1, 3, 5):
             for example in ("dot_product", "heat1d"):

@@ -114,8 +114,9 @@ TEST_F(BootstrapRefusal, WrongTokenIsRefusedWithoutJobDetailsAndCountedNotLogged
   }
   // No line of its own; the summary counts it (and names no token).
   EXPECT_EQ(logged.find("refusing"), std::string::npos) << logged;
-  EXPECT_NE(logged.find("closed 1 unauthenticated connection (1 from 127.0.0.1; 1 failed the token proof)"),
-            std::string::npos)
+  EXPECT_NE(logged.find("dropped 1 connection that did not prove the job token in the last "), std::string::npos)
+      << logged;
+  EXPECT_NE(logged.find("(1 failed the token proof; 1 from 127.0.0.1; 1 since it opened)"), std::string::npos)
       << logged;
   EXPECT_EQ(logged.find("guess"), std::string::npos) << "the log must not show tokens";
 }

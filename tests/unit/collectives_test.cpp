@@ -26,6 +26,8 @@
 #include "collectives/collectives.hpp"
 #include "collectives/half_float.hpp"
 #include "rcoll/errors.hpp"
+#include "support/collective_job.hpp"
+#include "support/missing_rank.hpp"
 #include "support/run_ranks.hpp"
 #include "support/transport_fixture.hpp"
 #include "tuning/catalog.hpp"
@@ -35,35 +37,17 @@ namespace rcoll::collectives {
 namespace {
 
 using namespace std::chrono_literals;
-
-// ------------------------------------------------------------ transports
-
-// The backends this suite runs on; every name must be one that
-// test::make_transport_world() knows.
-std::vector<std::string> transport_kinds() { return {"inproc", "tcp", "rdma"}; }
-
-// Emulated Soft-RoCE is slow: fewer world sizes and cases (see the top).
-bool reduced(const std::string& kind) { return test::is_rdma_backend(kind); }
-std::vector<int> world_sizes(const std::string& kind) {
-  return reduced(kind) ? std::vector<int>{1, 2, 3, 4, 5, 8} : std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8};
-}
-
-// Every (kind, world size) this suite runs, and with each algorithm.
-using WorldParam = std::pair<std::string, int>;
-std::vector<WorldParam> worlds() {
-  std::vector<WorldParam> params;
-  for (const std::string& kind : transport_kinds())
-    for (int size : world_sizes(kind)) params.emplace_back(kind, size);
-  return params;
-}
-// Every algorithm of the catalog: one registered there is tested here.
-template <typename Algorithm>
-auto worlds_and(std::span<const Algorithm> algorithms) {
-  std::vector<std::tuple<std::string, int, decltype(Algorithm::id)>> params;
-  for (const auto& [kind, size] : worlds())
-    for (const Algorithm& algo : algorithms) params.emplace_back(kind, size, algo.id);
-  return params;
-}
+using test::Job;
+using test::kOps;
+using test::kTypes;
+using test::make_input;
+using test::reduced;
+using test::reference;
+using test::store;
+using test::transport_kinds;
+using test::worlds;
+using test::worlds_and;
+using test::WorldParam;
 
 // The schedules of the catalog, as the communicator runs them.
 void allreduce(const Context& ctx, AllreduceAlgo algo, const void* send, void* recv, std::size_t count,
@@ -72,103 +56,6 @@ void allreduce(const Context& ctx, AllreduceAlgo algo, const void* send, void* r
 }
 void bcast(const Context& ctx, BcastAlgo algo, void* buf, std::size_t bytes, int root) {
   tuning::find_algorithm(algo).run(ctx, buf, bytes, root);
-}
-
-// Runs collectives on all ranks of one transport world; call i gets tag space i.
-class Job {
- public:
-  Job(const std::string& kind, int size)
-      : world_(test::make_transport_world(kind, size)), size_(size), reduced_(reduced(kind)) {}
-  int size() const { return size_; }
-
-  // The context of call number `call` (the same on every rank) on `rank`;
-  // segments default to 64 bytes (256 on the slow transports). Odd calls
-  // post one receive ahead, even ones eight, so every test runs both ends
-  // of a pipeline's depth.
-  Context context(int rank, std::uint64_t call, const std::string& label, std::size_t segment_bytes = 0,
-                  std::chrono::milliseconds timeout = 0ms) const {
-    if (segment_bytes == 0) segment_bytes = reduced_ ? 256 : 64;
-    if (timeout == 0ms) timeout = reduced_ ? 60s : 20s;
-    return Context{*world_.ranks[static_cast<std::size_t>(rank)], (call + 1) << Context::step_bits,
-                   Deadline::after(timeout), segment_bytes, call % 2 == 1 ? 1u : 8u, label};
-  }
-  // Messages above this go by rendezvous on this transport.
-  std::size_t eager_limit() const { return capabilities().eager_limit; }
-  const transport::Capabilities& capabilities() const { return world_.ranks.front()->capabilities(); }
-
- private:
-  test::TransportWorld world_;
-  int size_;
-  bool reduced_;
-};
-
-// ------------------------------------------------------------ reference
-
-const DataType kTypes[] = {DataType::int8,    DataType::uint8,    DataType::int32,   DataType::uint32,
-                           DataType::int64,   DataType::uint64,   DataType::float16, DataType::bfloat16,
-                           DataType::float32, DataType::float64};
-const ReduceOp kOps[] = {ReduceOp::sum, ReduceOp::prod, ReduceOp::min, ReduceOp::max};
-
-bool is_unsigned(DataType t) { return t == DataType::uint8 || t == DataType::uint32 || t == DataType::uint64; }
-
-// Input element i of `rank`: sums stay within [-32, 64], products are +-1,
-// +-2 or +-4 (at most two 2s among 8 consecutive ranks), min/max within
-// [-50, 100]: exact in int8 and in both 16-bit float formats.
-std::int64_t input_value(int rank, std::size_t i, DataType type, ReduceOp op) {
-  const bool signed_type = !is_unsigned(type);
-  const auto r = static_cast<std::int64_t>(rank);
-  const auto k = static_cast<std::int64_t>(i % 1000003);
-  switch (op) {
-    case ReduceOp::sum: return (r * 7 + k * 3) % 9 - (signed_type ? 4 : 0);
-    case ReduceOp::prod: {
-      const std::int64_t magnitude = (k + r) % 5 == 0 ? 2 : 1;
-      return signed_type && (k * 3 + r) % 7 == 1 ? -magnitude : magnitude;
-    }
-    case ReduceOp::min:
-    case ReduceOp::max: return (r * 37 + k * 11) % 101 - (signed_type ? 50 : 0);
-  }
-  return 0;
-}
-
-void store(DataType type, void* base, std::size_t i, std::int64_t v) {
-  auto put = [&](auto value) { std::memcpy(static_cast<std::byte*>(base) + i * sizeof(value), &value, sizeof(value)); };
-  switch (type) {
-    case DataType::int8: return put(static_cast<std::int8_t>(v));
-    case DataType::uint8: return put(static_cast<std::uint8_t>(v));
-    case DataType::int32: return put(static_cast<std::int32_t>(v));
-    case DataType::uint32: return put(static_cast<std::uint32_t>(v));
-    case DataType::int64: return put(static_cast<std::int64_t>(v));
-    case DataType::uint64: return put(static_cast<std::uint64_t>(v));
-    case DataType::float16: return put(float_to_half(static_cast<float>(v)));
-    case DataType::bfloat16: return put(float_to_bfloat16(static_cast<float>(v)));
-    case DataType::float32: return put(static_cast<float>(v));
-    case DataType::float64: return put(static_cast<double>(v));
-  }
-}
-
-std::vector<std::byte> make_input(int rank, std::size_t count, DataType type, ReduceOp op) {
-  std::vector<std::byte> buf(count * dtype_size(type));
-  for (std::size_t i = 0; i < count; ++i) store(type, buf.data(), i, input_value(rank, i, type, op));
-  return buf;
-}
-
-// The serial reference: exact integer arithmetic, then one conversion.
-std::vector<std::byte> reference(int size, std::size_t count, DataType type, ReduceOp op) {
-  std::vector<std::byte> buf(count * dtype_size(type));
-  for (std::size_t i = 0; i < count; ++i) {
-    std::int64_t acc = input_value(0, i, type, op);
-    for (int r = 1; r < size; ++r) {
-      const std::int64_t v = input_value(r, i, type, op);
-      switch (op) {
-        case ReduceOp::sum: acc += v; break;
-        case ReduceOp::prod: acc *= v; break;
-        case ReduceOp::min: acc = std::min(acc, v); break;
-        case ReduceOp::max: acc = std::max(acc, v); break;
-      }
-    }
-    store(type, buf.data(), i, acc);
-  }
-  return buf;
 }
 
 // ------------------------------------------------------------ allreduce
@@ -253,15 +140,9 @@ TEST_P(AllreduceTest, MatchesSerialReferenceForEveryTypeOpCountAndPlacement) {
       for (bool in_place : {false, true})
         cases.push_back({DataType::float32, ReduceOp::sum, chunk * static_cast<std::size_t>(size), in_place, segment});
   }
-  std::vector<std::vector<std::string>> errors(cases.size(), std::vector<std::string>(size));
-  test::run_ranks(size, [&](int rank) {
-    for (std::size_t i = 0; i < cases.size(); ++i) errors[i][rank] = run_allreduce_case(job, rank, i, algo, cases[i]);
-  });
-  int failures = 0;
-  for (std::size_t i = 0; i < cases.size(); ++i)
-    for (const std::string& e : errors[i])
-      if (!e.empty() && ++failures <= 10) ADD_FAILURE() << describe(cases[i]) << ": " << e;
-  EXPECT_EQ(failures, 0);
+  test::run_cases(
+      job, cases.size(), [&](int rank, std::size_t i) { return run_allreduce_case(job, rank, i, algo, cases[i]); },
+      [&](std::size_t i) { return describe(cases[i]); });
 }
 
 // Non-integer floats: results are inexact, but every rank must hold bitwise
@@ -315,14 +196,9 @@ TEST_P(AllreduceTest, FloatResultsAreBitwiseIdenticalOnAllRanksAndRuns) {
   }
 }
 
-std::string allreduce_name(const ::testing::TestParamInfo<AllreduceParam>& info) {
-  return std::get<0>(info.param) + "_n" + std::to_string(std::get<1>(info.param)) + "_" +
-         to_string(std::get<2>(info.param));
-}
-
 INSTANTIATE_TEST_SUITE_P(All, AllreduceTest,
                          ::testing::ValuesIn(worlds_and(tuning::allreduce_collective().algorithms)),
-                         allreduce_name);
+                         test::world_algo_name<AllreduceParam>);
 
 // ------------------------------------------------------------ bcast
 
@@ -370,14 +246,9 @@ TEST_P(BcastTest, DeliversTheRootsBytesToEveryRankFromEveryRoot) {
       EXPECT_EQ(wrong[i][rank], 0) << "root " << cases[i].root << " bytes " << cases[i].bytes << ": rank " << rank;
 }
 
-std::string bcast_name(const ::testing::TestParamInfo<BcastParam>& info) {
-  return std::get<0>(info.param) + "_n" + std::to_string(std::get<1>(info.param)) + "_" +
-         to_string(std::get<2>(info.param));
-}
-
 INSTANTIATE_TEST_SUITE_P(All, BcastTest,
                          ::testing::ValuesIn(worlds_and(tuning::bcast_collective().algorithms)),
-                         bcast_name);
+                         test::world_algo_name<BcastParam>);
 
 // ------------------------------------------------------------ barrier
 
@@ -416,28 +287,9 @@ class MissingRankTest : public test::OnBackend<std::string> {};
 // call and the algorithm shortly after the deadline, not hang.
 void expect_timeouts(const std::string& kind, const std::string& name,
                      const std::function<void(const Context&)>& call) {
-  constexpr int size = 4;
-  constexpr auto timeout = 300ms;
-  Job job(kind, size);
-  std::vector<std::string> messages(size - 1);
-  std::vector<std::chrono::milliseconds> elapsed(size - 1);
-  test::run_ranks(size - 1, [&](int rank) {
-    const auto start = std::chrono::steady_clock::now();
-    const std::string label = "call #0";
-    try {
-      call(job.context(rank, 0, label, 64, timeout));
-      messages[rank] = "returned without error";
-    } catch (const TimeoutError& e) {
-      messages[rank] = e.what();
-    }
-    elapsed[rank] = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
-  });
-  std::cout << name << ", rank 0: " << messages[0] << "\n";
-  for (int rank = 0; rank < size - 1; ++rank) {
-    EXPECT_NE(messages[rank].find("call #0: " + name), std::string::npos) << name << " rank " << rank << ": " << messages[rank];
-    EXPECT_GE(elapsed[rank], timeout) << name;
-    EXPECT_LT(elapsed[rank], timeout + 3s) << name;
-  }
+  const auto outcomes = test::run_without_last_rank(kind, 4, 300ms, call);
+  std::cout << name << ", rank 0: " << outcomes[0].message << "\n";
+  test::expect_timeouts(outcomes, name, true);
 }
 
 TEST_P(MissingRankTest, AllreduceTimesOut) {

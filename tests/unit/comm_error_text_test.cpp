@@ -25,5 +25,21 @@ TEST(CommErrorText, ASpanLengthErrorNamesTheRank) {
   }
 }
 
+// A rank outside the world is not a rank to name: "rank unknown", never "rank -1".
+TEST(CommErrorText, AnInvalidRankIsNotNamedAsARank) {
+  for (int bad : {-1, 2, 7}) {
+    Options o;
+    o.rank = bad;
+    o.size = 2;
+    o.bootstrap = "127.0.0.1:1";
+    try {
+      Comm comm = Comm::create(o);
+      ADD_FAILURE() << "rank " << bad << " of 2 was accepted";
+    } catch (const InvalidArgument& e) {
+      EXPECT_EQ(std::string(e.what()), "rank unknown: create: rank " + std::to_string(bad) + " is outside 0..1");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rcoll

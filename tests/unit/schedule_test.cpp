@@ -144,6 +144,30 @@ TEST(BinomialTree, ChildrenSmallestSubtreeFirst) {
   EXPECT_EQ(five.children, (std::vector<int>{0}));
 }
 
+TEST(RelativeRun, MapsRelativeRanksToRankOrderSplittingAtTheEnd) {
+  for (int size = 1; size <= 9; ++size)
+    for (int root = 0; root < size; ++root)
+      for (int first = 0; first < size; ++first)
+        for (int count = 0; count <= size; ++count) {
+          const SplitRun run = relative_run(first, count, root, size);
+          ASSERT_EQ(run.head.count + run.tail.count, static_cast<std::size_t>(count));
+          ASSERT_LE(run.head.end(), static_cast<std::size_t>(size));
+          ASSERT_EQ(run.tail.offset, 0u);
+          if (run.tail.count > 0) {
+            ASSERT_EQ(run.head.end(), static_cast<std::size_t>(size));
+          }
+          // Relative rank first + j is rank (first + j + root) mod size: j-th of head, then of tail.
+          for (int j = 0; j < count; ++j) {
+            const auto at = static_cast<std::size_t>(j) < run.head.count ? run.head.offset + j
+                                                                           : run.tail.offset + (j - run.head.count);
+            ASSERT_EQ(at, static_cast<std::size_t>(wrap(first + j + root, size)));
+          }
+        }
+  // Root 5 of 8: relative ranks 2..5 are ranks 7, 0, 1, 2.
+  EXPECT_EQ(relative_run(2, 4, 5, 8).head, (Range{7, 1}));
+  EXPECT_EQ(relative_run(2, 4, 5, 8).tail, (Range{0, 3}));
+}
+
 TEST(RecursiveDoubling, FoldedRanksPairUpAndPartnersAreMutual) {
   for (int size = 1; size <= 64; ++size) {
     const int pof2 = floor_pow2(size);
@@ -187,6 +211,42 @@ TEST(RecursiveDoubling, ExchangeStepsGatherEveryActiveRank) {
       std::sort(h.begin(), h.end());
       ASSERT_EQ(static_cast<int>(h.size()), pof2);
       ASSERT_EQ(std::adjacent_find(h.begin(), h.end()), h.end());
+    }
+  }
+}
+
+// Partners are mutual and give each other what the other keeps; a rank's
+// kept blocks shrink by halves within the previous ones; at the end every
+// rank keeps its own virtual block, combined over every active rank once.
+TEST(RecursiveHalving, EveryRankEndsWithItsOwnBlockCombinedOverAllRanks) {
+  for (int pof2 : {1, 2, 4, 8, 32}) {
+    // have[r][v]: the ranks whose data rank r has combined into virtual block v.
+    std::vector<std::vector<std::multiset<int>>> have(pof2, std::vector<std::multiset<int>>(pof2));
+    for (int r = 0; r < pof2; ++r)
+      for (auto& block : have[r]) block.insert(r);
+    std::vector<Range> kept(pof2, Range{0, static_cast<std::size_t>(pof2)});
+    for (int step = 0; (1 << step) < pof2; ++step) {
+      auto next = have;
+      for (int r = 0; r < pof2; ++r) {
+        const HalvingStep h = halving_step(r, pof2, step);
+        const HalvingStep theirs = halving_step(h.partner, pof2, step);
+        ASSERT_EQ(theirs.partner, r);
+        ASSERT_EQ(theirs.give, h.keep);
+        ASSERT_EQ(theirs.keep, h.give);
+        ASSERT_EQ(h.keep.count, kept[r].count / 2);
+        ASSERT_GE(h.keep.offset, kept[r].offset);
+        ASSERT_LE(h.keep.end(), kept[r].end());
+        for (std::size_t v = h.keep.offset; v < h.keep.end(); ++v)
+          next[r][v].insert(have[h.partner][v].begin(), have[h.partner][v].end());
+        kept[r] = h.keep;
+      }
+      have = next;
+    }
+    for (int r = 0; r < pof2; ++r) {
+      ASSERT_EQ(kept[r], (Range{static_cast<std::size_t>(r), 1})) << pof2;
+      std::multiset<int> all;
+      for (int q = 0; q < pof2; ++q) all.insert(q);
+      ASSERT_EQ(have[r][r], all) << pof2;
     }
   }
 }

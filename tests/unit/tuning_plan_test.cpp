@@ -89,6 +89,55 @@ TEST(Plan, LogDepthForSmallMessagesBandwidthOptimalForLarge) {
             BcastAlgo::binomial);
 }
 
+// Allgather, gather and scatter under the fallback TCP link: log-depth at
+// 8 B, linear gather/scatter at 64 MiB (the binomial's staging copies
+// outweigh its saved latencies). Allgather at 64 MiB is the ring where n is
+// not a power of two (rd pays the unfold of almost the whole buffer again,
+// Bruck its rotation); on a power of two the model keeps rd: it moves the
+// same bytes as the ring in lg n steps instead of n - 1, and the model has
+// no link contention, the usual reason to prefer the ring there. (On 3
+// ranks lg n = n - 1: the ring and the linear gather win at every size.)
+TEST(Plan, AllgatherGatherScatterLatencyAlgorithmsSmallBandwidthLarge) {
+  constexpr std::size_t large = std::size_t{64} << 20;
+  const Plan eight = make_plan(inputs(8, fallback_link_cost(tcp_caps()), 1 << 20));
+  EXPECT_EQ(eight.tables().allgather.at(8).algorithm->id, AllgatherAlgo::recursive_doubling);
+  EXPECT_EQ(eight.tables().allgather.at(large).algorithm->id, AllgatherAlgo::recursive_doubling);
+  EXPECT_EQ(eight.tables().gather.at(8).algorithm->id, GatherAlgo::binomial);
+  EXPECT_EQ(eight.tables().gather.at(large).algorithm->id, GatherAlgo::linear);
+  EXPECT_EQ(eight.tables().scatter.at(8).algorithm->id, ScatterAlgo::binomial);
+  EXPECT_EQ(eight.tables().scatter.at(large).algorithm->id, ScatterAlgo::linear);
+  for (int size : {5, 6, 7, 12}) {
+    const Plan plan = make_plan(inputs(size, fallback_link_cost(tcp_caps()), 1 << 20));
+    EXPECT_EQ(plan.tables().allgather.at(8).algorithm->id, AllgatherAlgo::bruck) << size;
+    EXPECT_EQ(plan.tables().allgather.at(large).algorithm->id, AllgatherAlgo::ring) << size;
+    EXPECT_EQ(plan.tables().gather.at(8).algorithm->id, GatherAlgo::binomial) << size;
+    EXPECT_EQ(plan.tables().gather.at(large).algorithm->id, GatherAlgo::linear) << size;
+  }
+  const Plan three = make_plan(inputs(3, fallback_link_cost(tcp_caps()), 1 << 20));
+  EXPECT_EQ(three.tables().allgather.at(8).algorithm->id, AllgatherAlgo::ring);
+  EXPECT_EQ(three.tables().gather.at(8).algorithm->id, GatherAlgo::linear);
+}
+
+// The same agreement for the allgather, gather and scatter tables (their
+// costs are linear in the size between breakpoints, as the planner assumes).
+TEST(Plan, AllgatherGatherScatterRangesAgreeWithTheModelsArgmin) {
+  std::mt19937_64 random(11);
+  for (const LinkCost& link : sample_links())
+    for (int size : {1, 2, 3, 5, 8, 31, 64}) {
+      const PlanInputs in = inputs(size, link, std::size_t{512} << 10, std::size_t{64} << 10);
+      const Plan plan = make_plan(in);
+      const PlanTables& t = plan.tables();
+      for (std::size_t bytes : check_sizes(t.allgather, in, random))
+        ASSERT_TRUE(t.allgather.at(bytes) == choose(allgather_collective(), in, bytes)) << "allgather " << bytes;
+      for (std::size_t bytes : check_sizes(t.allgatherv, in, random))
+        ASSERT_TRUE(t.allgatherv.at(bytes) == choose(allgatherv_collective(), in, bytes)) << "allgatherv " << bytes;
+      for (std::size_t bytes : check_sizes(t.gather, in, random))
+        ASSERT_TRUE(t.gather.at(bytes) == choose(gather_collective(), in, bytes)) << "gather " << bytes;
+      for (std::size_t bytes : check_sizes(t.scatter, in, random))
+        ASSERT_TRUE(t.scatter.at(bytes) == choose(scatter_collective(), in, bytes)) << "scatter " << bytes;
+    }
+}
+
 // Once the ring wins at some size it keeps winning above it: no flip-flopping.
 TEST(Plan, RingOnceChosenStaysChosenForLargerSizes) {
   for (int size = 2; size <= 64; ++size) {
@@ -165,6 +214,50 @@ TEST(Plan, DescribesItsInputsAndRanges) {
                            "-> ring", "-> binomial", "segment 1 MiB, depth 8", "and up"})
     EXPECT_NE(text.find(word), std::string::npos) << word << " missing in:\n" << text;
   EXPECT_LE(plan.allreduce_table().ranges().size(), 8u);
+}
+
+// The MPI-style set on 8 ranks with the TCP fallback link: the log-step
+// algorithms for 8 B, the bandwidth-bound ones for 64 MiB (reduce: the
+// tree moves the vector lg times into the root, reduce_scatter_gather
+// about twice; reduce_scatter: the ring overlaps its reductions with the
+// transfers, halving does not; alltoall: bruck moves lg S/2 and copies).
+TEST(Plan, MpiStyleSetLogStepsForSmallBandwidthForLargeOnEightRanks) {
+  const Plan plan = make_plan(inputs(8, fallback_link_cost(tcp_caps()), 1 << 20));
+  const std::size_t large = std::size_t{64} << 20;
+  const PlanTables& t = plan.tables();
+  EXPECT_EQ(t.reduce.at(8).algorithm->id, ReduceAlgo::binomial);
+  EXPECT_EQ(t.reduce.at(large).algorithm->id, ReduceAlgo::reduce_scatter_gather);
+  EXPECT_EQ(t.reduce_scatter.at(8).algorithm->id, ReduceScatterAlgo::recursive_halving);
+  EXPECT_EQ(t.reduce_scatter.at(large).algorithm->id, ReduceScatterAlgo::ring);
+  EXPECT_EQ(t.reduce_scatter_v.at(8).algorithm->id, ReduceScatterAlgo::ring);
+  EXPECT_EQ(t.alltoall.at(8).algorithm->id, AlltoallAlgo::bruck);
+  EXPECT_EQ(t.alltoall.at(large).algorithm->id, AlltoallAlgo::pairwise);
+  EXPECT_EQ(t.alltoallv.at(8).algorithm->id, AlltoallAlgo::pairwise);
+}
+
+// The plan's ranges for reduce, reduce_scatter(_v) and alltoall(v) agree
+// with the model's argmin (the ring reduce-scatter's cost bends where a
+// chunk reaches a segment, n segments: a breakpoint the planner has).
+TEST(Plan, ReduceReduceScatterAlltoallRangesAgreeWithTheModelsArgmin) {
+  std::mt19937_64 random(13);
+  for (const LinkCost& link : sample_links())
+    for (int size : {1, 2, 3, 5, 8, 31, 64}) {
+      const PlanInputs in = inputs(size, link, std::size_t{512} << 10, std::size_t{64} << 10);
+      const Plan plan = make_plan(in);
+      const PlanTables& t = plan.tables();
+      for (std::size_t bytes : check_sizes(t.reduce, in, random))
+        ASSERT_TRUE(t.reduce.at(bytes) == choose(reduce_collective(), in, bytes)) << "reduce " << bytes;
+      for (std::size_t bytes : check_sizes(t.reduce_scatter, in, random))
+        ASSERT_TRUE(t.reduce_scatter.at(bytes) == choose(reduce_scatter_collective(), in, bytes))
+            << "reduce_scatter " << bytes;
+      for (std::size_t bytes : check_sizes(t.reduce_scatter_v, in, random))
+        ASSERT_TRUE(t.reduce_scatter_v.at(bytes) == choose(reduce_scatter_v_collective(), in, bytes))
+            << "reduce_scatter_v " << bytes;
+      for (std::size_t bytes : check_sizes(t.alltoall, in, random))
+        ASSERT_TRUE(t.alltoall.at(bytes) == choose(alltoall_collective(), in, bytes)) << "alltoall " << bytes;
+      for (std::size_t bytes : check_sizes(t.alltoallv, in, random))
+        ASSERT_TRUE(t.alltoallv.at(bytes) == choose(alltoallv_collective(), in, bytes)) << "alltoallv " << bytes;
+    }
 }
 
 }  // namespace

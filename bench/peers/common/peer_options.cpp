@@ -10,10 +10,14 @@ namespace {
 
 using bench::UsageError;
 
+constexpr PeerOp kOps[] = {PeerOp::allreduce, PeerOp::bcast, PeerOp::reduce, PeerOp::allgather,
+                           PeerOp::reduce_scatter, PeerOp::alltoall, PeerOp::gather, PeerOp::scatter};
+
 PeerOp parse_op(const std::string& text) {
-  if (text == "allreduce") return PeerOp::allreduce;
-  if (text == "bcast") return PeerOp::bcast;
-  throw UsageError("unknown --op '" + text + "' (expected allreduce or bcast)");
+  for (PeerOp op : kOps)
+    if (text == to_string(op)) return op;
+  throw UsageError("unknown --op '" + text +
+                   "' (expected allreduce, bcast, reduce, allgather, reduce_scatter, alltoall, gather or scatter)");
 }
 
 void require(const std::string& option, const std::string& value, const std::string& only) {
@@ -49,13 +53,27 @@ const bench::OptionTable<PeerOptions>& option_table() {
 
 }  // namespace
 
-const char* to_string(PeerOp op) noexcept { return op == PeerOp::bcast ? "bcast" : "allreduce"; }
+const char* to_string(PeerOp op) noexcept {
+  switch (op) {
+    case PeerOp::allreduce: return "allreduce";
+    case PeerOp::bcast: return "bcast";
+    case PeerOp::reduce: return "reduce";
+    case PeerOp::allgather: return "allgather";
+    case PeerOp::reduce_scatter: return "reduce_scatter";
+    case PeerOp::alltoall: return "alltoall";
+    case PeerOp::gather: return "gather";
+    case PeerOp::scatter: return "scatter";
+  }
+  return "invalid-op";
+}
 
 PeerOptions parse_peer_options(const std::vector<std::string>& args) {
   PeerOptions options;
   bench::parse_command_line(options, args, option_table());
   if (!options.help && options.sizes.empty() && options.min_bytes > options.max_bytes)
     throw UsageError("--min-bytes is larger than --max-bytes");
+  if (options.inplace && options.op != PeerOp::allreduce && options.op != PeerOp::bcast)
+    throw UsageError(std::string("--inplace is implemented for allreduce only, not --op ") + to_string(options.op));
   return options;
 }
 
@@ -65,16 +83,22 @@ std::vector<std::size_t> peer_sweep(const PeerOptions& options) {
 }
 
 std::string peer_usage(const std::string& program) {
-  return "usage: " + program + " --op allreduce|bcast [options]\n"
+  return "usage: " + program + " --op OP [options]\n"
+         "  --op OP             allreduce bcast reduce allgather reduce_scatter alltoall\n"
+         "                      gather scatter (default allreduce)\n"
          "  --min-bytes N, --max-bytes N, --step-factor F, --sizes LIST\n"
          "                      the size sweep, as rcoll-bench (defaults 8, 64M, 2)\n"
          "  --iters N           timed iterations per size (default 20)\n"
          "  --warmup N          untimed iterations per size (default 5)\n"
          "  --dtype float32     --redop sum   (the only ones implemented)\n"
-         "  --root R            bcast root (default 0)\n"
-         "  --inplace           one buffer for input and output (allreduce)\n"
+         "  --root R            root of bcast, reduce, gather, scatter (default 0)\n"
+         "  --inplace           one buffer for input and output (allreduce only)\n"
          "  --check             verify results; exit 1 on any wrong element\n"
-         "  --json FILE         also write the results as JSON (rank 0), rcoll-bench's shape\n";
+         "  --json FILE         also write the results as JSON (rank 0), rcoll-bench's shape\n"
+         "As in nccl-tests, a size is the vector of allreduce, bcast and reduce; a rank's\n"
+         "receive buffer for allgather, the root's for gather; a rank's send buffer for\n"
+         "reduce_scatter and alltoall, the root's for scatter; a rank's block is\n"
+         "size / ranks in whole elements, and a size whose block is empty is skipped.\n";
 }
 
 std::optional<int> read_command_line(const std::string& program, int argc, char** argv, PeerOptions& options) {

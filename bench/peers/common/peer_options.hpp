@@ -1,7 +1,8 @@
 // Command line of the peer benchmarks (mpi_bench, gloo_bench): the subset of
 // rcoll-bench's options that the side-by-side comparison uses, with the same
 // names and defaults, so that bench/compare drives every library alike.
-// Only float32 sum is implemented (the comparison's sweep).
+// Only float32 sum is implemented (the comparison's sweep). Sizes follow
+// nccl-tests' convention (common/peer_layout.hpp).
 #pragma once
 
 #include <cstddef>
@@ -11,7 +12,7 @@
 
 namespace rcoll::peers {
 
-enum class PeerOp { allreduce, bcast };
+enum class PeerOp { allreduce, bcast, reduce, allgather, reduce_scatter, alltoall, gather, scatter };
 
 struct PeerOptions {
   PeerOp op = PeerOp::allreduce;
@@ -21,17 +22,19 @@ struct PeerOptions {
   std::vector<std::size_t> sizes;  // replaces the sweep when non-empty
   int iters = 20;
   int warmup = 5;
-  int root = 0;
-  bool inplace = false;
+  int root = 0;          // bcast, reduce, gather, scatter
+  bool inplace = false;  // allreduce only (a usage error for the blocked and rooted ops)
   bool check = false;
   std::string json_path;
   bool help = false;
 };
 
+// The name --op takes (and rcoll-bench's): "reduce_scatter" with an underscore.
 const char* to_string(PeerOp op) noexcept;
 
-// Throws rcoll::bench::UsageError on anything rcoll-bench would reject, and
-// on --dtype/--redop values other than float32/sum.
+// Throws rcoll::bench::UsageError on anything rcoll-bench would reject, on
+// --dtype/--redop values other than float32/sum, and on --inplace with an op
+// other than allreduce or bcast (bcast has one buffer anyway).
 PeerOptions parse_peer_options(const std::vector<std::string>& args);
 
 // --sizes as given, or the geometric sweep rounded down to whole float32

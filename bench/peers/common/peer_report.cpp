@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "common/json.hpp"
+#include "common/peer_layout.hpp"
 #include "common/size_result.hpp"
 
 namespace rcoll::peers {
@@ -15,11 +16,10 @@ using bench::json_string;
 
 std::string json_meta(const PeerRunInfo& info) {
   const PeerOptions& o = info.options;
-  const bool allreduce = o.op == PeerOp::allreduce;
   std::string meta = "{\"op\": " + json_string(to_string(o.op));
   meta += ", \"ranks\": " + std::to_string(info.ranks);
   meta += ", \"transport\": " + json_string(info.transport);
-  meta += ", \"dtype\": \"float32\", \"redop\": " + json_string(allreduce ? "sum" : "-");
+  meta += ", \"dtype\": \"float32\", \"redop\": " + json_string(is_reduction(o.op) ? "sum" : "-");
   meta += ", \"algo\": \"library default\", \"root\": " + std::to_string(o.root);
   meta += ", \"inplace\": " + std::string(o.inplace ? "true" : "false");
   meta += ", \"check\": " + std::string(o.check ? "true" : "false");
@@ -32,11 +32,11 @@ std::string json_meta(const PeerRunInfo& info) {
 
 void print_peer_header(std::FILE* out, const PeerRunInfo& info) {
   const PeerOptions& o = info.options;
+  const std::string placement = takes_root(o.op) ? "root " + std::to_string(o.root)
+                                                  : o.inplace ? "in-place" : "out-of-place";
   std::fprintf(out, "# %s: op %s, ranks %d, transport %s, dtype float32, iters %d, warmup %d, %s, check %s\n",
                info.library.c_str(), to_string(o.op), info.ranks, info.transport.c_str(), o.iters, o.warmup,
-               o.op == PeerOp::bcast ? ("root " + std::to_string(o.root)).c_str()
-                                     : (o.inplace ? "in-place" : "out-of-place"),
-               o.check ? "on" : "off");
+               placement.c_str(), o.check ? "on" : "off");
   std::fprintf(out, "# %s\n", info.version.c_str());
   std::fprintf(out, "#%12s %12s %12s %11s %11s %7s\n", "bytes", "count", "time_us", "algbw_GBps", "busbw_GBps",
                "errors");

@@ -3,10 +3,11 @@
 // per size, `warmup` untimed operations, a barrier, `iters` operations each
 // timed on its own with steady_clock (no barrier between them), per
 // iteration the slowest rank's time (a max-allreduce of the times), the
-// median over iterations; algbw = bytes / median, busbw = algbw * 2(n-1)/n
-// for allreduce, = algbw for bcast. --check re-runs the size once outside
-// the timed loop with fresh input and a zeroed output and counts wrong
-// elements (plus changed input elements out of place) summed over ranks.
+// median over iterations; algbw = bytes / median, busbw = algbw times the
+// op's bus factor (common/peer_layout.hpp, with the size convention).
+// --check re-runs the size once outside the timed loop with fresh input and
+// a zeroed output and counts wrong elements (plus changed input elements
+// out of place) summed over ranks (common/check_data.hpp).
 #pragma once
 
 #include <chrono>
@@ -17,20 +18,26 @@
 
 #include "common/aligned_buffer.hpp"
 #include "common/check_data.hpp"
+#include "common/peer_layout.hpp"
 #include "common/peer_report.hpp"
 
 namespace rcoll::peers {
 
 // What a library adapter provides. prepare() binds the buffers of the next
 // run_once() calls (outside the timed loop, as rcoll's buffers need no
-// set-up either); run_once() is one collective on every rank.
+// set-up either): `in` holds layout.send_count elements (in == out where
+// send_count is 0: bcast, in-place allreduce), `out` layout.recv_count;
+// run_once() is one collective on every rank; finish() makes the last
+// run's result visible in `out` before --check reads it (a no-op unless
+// the library works in a buffer of its own).
 template <typename B>
-concept PeerBackend = requires(B b, const float* in, float* out, std::vector<double>& seconds,
-                               std::uint64_t& errors) {
+concept PeerBackend = requires(B b, const float* in, float* out, const PeerLayout& layout,
+                               std::vector<double>& seconds, std::uint64_t& errors) {
   { b.rank() } -> std::same_as<int>;
   { b.size() } -> std::same_as<int>;
-  b.prepare(PeerOp::allreduce, in, out, std::size_t{1}, 0);
+  b.prepare(PeerOp::allreduce, in, out, layout, 0);
   b.run_once();
+  b.finish();
   b.barrier();
   b.max_over_ranks(seconds);
   b.sum_over_ranks(errors);
@@ -43,24 +50,28 @@ class PeerRunner {
       : b_(backend), options_(options), check_(options, backend.rank(), backend.size()),
         send_(has_send() ? max_bytes : 0), recv_(max_bytes) {}
 
-  // Collective. `bytes` is rounded down to whole elements; 0 elements: no
-  // result (on every rank).
+  // Collective. `bytes` is rounded down to whole elements per rank
+  // (peer_layout); an empty block: no result (on every rank).
   bool run_size(std::size_t bytes, PeerResult& result) {
-    result.count = bytes / sizeof(float);
-    if (result.count == 0) return false;
-    result.bytes = result.count * sizeof(float);
-    check_.fill_input(input(), result.count);
-    b_.prepare(options_.op, input(), output(), result.count, options_.root);
+    const PeerLayout layout = peer_layout(options_.op, bytes, b_.size(), options_.inplace);
+    if (layout.block == 0) return false;
+    result.bytes = layout.bytes;
+    result.count = layout.block;  // the call's count argument, as rcoll-bench and nccl-tests report it
+    check_.fill_input(input(), layout);
+    b_.prepare(options_.op, input(), output(), layout, options_.root);
     result.latency = bench::summarize(time_iterations());
-    const double n = b_.size();
     result.algbw_gbps = bench::gigabytes_per_second(static_cast<double>(result.bytes), result.latency.median_s);
-    result.busbw_gbps = result.algbw_gbps * (options_.op == PeerOp::allreduce ? 2.0 * (n - 1) / n : 1.0);
-    result.errors = options_.check ? verify(result.count) : 0;
+    result.busbw_gbps = result.algbw_gbps * bus_factor(options_.op, b_.size());
+    result.errors = options_.check ? verify(layout) : 0;
     return true;
   }
 
  private:
-  bool has_send() const { return options_.op == PeerOp::allreduce && !options_.inplace; }
+  // Whether a rank has a send buffer of its own (not bcast, not in place):
+  // the same for every size of the run.
+  bool has_send() const {
+    return options_.op != PeerOp::bcast && !(options_.op == PeerOp::allreduce && options_.inplace);
+  }
   float* input() { return reinterpret_cast<float*>(has_send() ? send_.data() : recv_.data()); }
   float* output() { return reinterpret_cast<float*>(recv_.data()); }
 
@@ -77,13 +88,14 @@ class PeerRunner {
     return seconds;
   }
 
-  std::uint64_t verify(std::size_t count) {
-    check_.fill_input(input(), count);
-    if (has_send()) CheckData::fill_sentinel(output(), count);
-    b_.prepare(options_.op, input(), output(), count, options_.root);
+  std::uint64_t verify(const PeerLayout& layout) {
+    check_.fill_input(input(), layout);
+    if (has_send()) CheckData::fill_sentinel(output(), layout.recv_count);
+    b_.prepare(options_.op, input(), output(), layout, options_.root);
     b_.run_once();
-    std::uint64_t errors = check_.count_errors(output(), count);
-    if (has_send()) errors += check_.count_changed_input(input(), count);
+    b_.finish();
+    std::uint64_t errors = check_.count_errors(output(), layout);
+    if (has_send()) errors += check_.count_changed_input(input(), layout);
     b_.sum_over_ranks(errors);
     return errors;
   }

@@ -22,6 +22,17 @@
 #include "transport/tcp/tcp_transport_impl.hpp"
 
 namespace rcoll::transport::tcp {
+
+// Why a stranger's connection was dropped, as the summary line says it
+// (common/drop_summary.hpp).
+namespace drop_reason {
+constexpr const char* closed = "closed by the client";
+constexpr const char* not_rcoll = "not an rcoll hello";
+constexpr const char* bad_proof = "no proof of the job token";
+constexpr const char* silent = "silent past the first-frame limit";
+constexpr const char* evicted = "evicted by newer ones over the pending cap";
+constexpr const char* no_fd = "dropped while out of file descriptors";
+}  // namespace drop_reason
 namespace {
 
 constexpr int max_accepts_per_event = 16;
@@ -124,26 +135,26 @@ bool TcpTransport::accept_all() {
     if (!fd) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       if ((errno == EMFILE || errno == ENFILE) && !inbound_.empty()) {
-        drop_inbound(inbound_.begin()->first, DropTally::Cause::no_fd);  // frees a descriptor for the next
+        drop_inbound(inbound_.begin()->first, drop_reason::no_fd);  // frees a descriptor for the next
         continue;
       }
       if (errno != EAGAIN && errno != EWOULDBLOCK)
         log::debug("rank {}: tcp accept: {}", config_.rank, net::errno_text(errno));
       break;
     }
-    if (inbound_.size() >= max_pending()) drop_inbound(inbound_.begin()->first, DropTally::Cause::evicted);
+    if (inbound_.size() >= max_pending()) drop_inbound(inbound_.begin()->first, drop_reason::evicted);
     auto inbound = std::make_unique<InboundHandshake>(std::move(fd));
     std::uint32_t id = next_inbound_++;
     try {
       net::set_nodelay(inbound->fd());
       poller_.add(inbound->fd(), make_key(SocketRole::inbound, id), false);
     } catch (const IoError&) {
-      drops_.note(DropTally::Cause::closed, Clock::now());
+      note_drop(drop_reason::closed, Clock::now());
       continue;
     }
     if (!inbound->send_challenge()) {
       poller_.remove(inbound->fd());
-      drops_.note(DropTally::Cause::closed, Clock::now());
+      note_drop(drop_reason::closed, Clock::now());
       continue;
     }
     inbound_.emplace(id, std::move(inbound));
@@ -158,26 +169,35 @@ bool TcpTransport::on_inbound(std::uint32_t id) {
   if (it == inbound_.end()) return false;
   InboundHandshake& inbound = *it->second;
   if (!inbound.on_readable()) {
-    drop_inbound(id, DropTally::Cause::closed);
+    drop_inbound(id, drop_reason::closed);
   } else if (inbound.state() == InboundHandshake::State::complete) {
     HelloVerdict verdict = verify_hello(inbound.hello(), inbound.nonce(), config_.job_token);
     if (verdict == HelloVerdict::proven) {
       admit(inbound);
       inbound_.erase(id);
     } else {
-      drop_inbound(id, verdict == HelloVerdict::not_rcoll ? DropTally::Cause::not_rcoll : DropTally::Cause::bad_proof);
+      drop_inbound(id, verdict == HelloVerdict::not_rcoll ? drop_reason::not_rcoll : drop_reason::bad_proof);
     }
   }
   return true;
 }
 
 // Closes an unauthenticated connection without a word to it or to the log.
-void TcpTransport::drop_inbound(std::uint32_t id, DropTally::Cause cause) {
+void TcpTransport::drop_inbound(std::uint32_t id, const char* reason) {
   auto it = inbound_.find(id);
   poller_.remove(it->second->fd());
   inbound_.erase(it);
-  drops_.note(cause, Clock::now());
-  schedule(drops_.report_due(Clock::now()));
+  note_drop(reason, Clock::now());
+}
+
+void TcpTransport::note_drop(const char* reason, Clock::time_point now) {
+  drops_.count(reason);
+  report_drops(now);
+}
+
+void TcpTransport::report_drops(Clock::time_point now) {
+  drops_.report_if_due(now);
+  if (auto next = drops_.next_report()) schedule(*next);
 }
 
 // Whether a valid connection dialed by `rank` becomes the pair's connection
@@ -259,11 +279,11 @@ bool TcpTransport::run_timers() {
   // Oldest first: the map is ordered by arrival.
   bool expired = false;
   while (!inbound_.empty() && now >= inbound_.begin()->second->since() + first_frame_limit()) {
-    drop_inbound(inbound_.begin()->first, DropTally::Cause::silent);
+    drop_inbound(inbound_.begin()->first, drop_reason::silent);
     expired = true;
   }
   if (!inbound_.empty()) schedule(inbound_.begin()->second->since() + first_frame_limit());
-  schedule(drops_.report_due(now));
+  report_drops(now);
   return moved || expired;
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/fd_limit.hpp"
 #include "common/log.hpp"
 #include "rcoll/errors.hpp"
 #include "transport/tcp/endpoint.hpp"
@@ -15,7 +16,7 @@ namespace {
 
 constexpr std::size_t preferred_segment = 512 * 1024;
 constexpr int max_events = 64;
-// At most one line a period about strangers' connections (drop_tally.hpp).
+// At most one line a period about strangers' connections (common/drop_summary.hpp).
 constexpr std::chrono::seconds drop_report_period{5};
 
 }  // namespace
@@ -23,11 +24,14 @@ constexpr std::chrono::seconds drop_report_period{5};
 TcpTransport::TcpTransport(const TransportConfig& config)
     : config_(config),
       send_buffer_(SendBuffer::for_this_host(config.tcp_send_buffer)),
-      drops_(config.rank, drop_report_period) {
+      drops_("rank " + std::to_string(config.rank) + ": tcp listener", drop_report_period, Clock::now()) {
   if (config_.size < 1 || config_.rank < 0 || config_.rank >= config_.size)
     throw InvalidArgument("tcp transport: rank " + std::to_string(config_.rank) + " is not in a world of " +
                           std::to_string(config_.size));
   log::debug("rank {}: tcp send buffer: {}", config_.rank, send_buffer_.reason);
+  // A connection per peer, as many pending handshakes (max_pending), and a few more.
+  ensure_fd_limit(static_cast<std::size_t>(config_.size) + max_pending() + 64,
+                  "rank " + std::to_string(config_.rank) + ": tcp transport");
   caps_.zero_copy_send = true;
   caps_.zero_copy_recv = true;
   caps_.eager_limit = std::max(free_eager_limit, credited_eager_limit(config_.size));

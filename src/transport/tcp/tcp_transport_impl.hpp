@@ -19,7 +19,7 @@
 #include "common/fd.hpp"
 #include "transport/factory.hpp"
 #include "transport/tcp/dialer.hpp"
-#include "transport/tcp/drop_tally.hpp"
+#include "common/drop_summary.hpp"
 #include "transport/tcp/handshake.hpp"
 #include "transport/tcp/peer.hpp"
 #include "transport/tcp/poller.hpp"
@@ -64,7 +64,10 @@ class TcpTransport final : public Transport {
   bool on_inbound(std::uint32_t id);
   RefuseReason pair_rule(int rank);
   void admit(InboundHandshake& inbound);
-  void drop_inbound(std::uint32_t id, DropTally::Cause cause);
+  void drop_inbound(std::uint32_t id, const char* reason);
+  // Counts a stranger's dropped connection; the summary line is due at most once a period.
+  void note_drop(const char* reason, Clock::time_point now);
+  void report_drops(Clock::time_point now);
   bool run_timers();
   std::chrono::milliseconds first_frame_limit() const;
   std::size_t max_pending() const;
@@ -84,7 +87,7 @@ class TcpTransport final : public Transport {
   std::vector<std::unique_ptr<Dialer>> dialers_;
   // Unauthenticated connections, by arrival (the first is the oldest).
   std::map<std::uint32_t, std::unique_ptr<InboundHandshake>> inbound_;
-  DropTally drops_;
+  DropSummary drops_;
   std::uint32_t next_inbound_ = 0;
   Clock::time_point next_timer_ = Clock::time_point::max();
 };
