@@ -219,6 +219,11 @@ class PureFunctions(unittest.TestCase):
         self.assertTrue(rows["latency"]["met"])
         self.assertFalse(rows["bandwidth"]["met"])  # 1.1 < 1.25
         self.assertAlmostEqual(rows["bandwidth"]["min"], 1.1)
+        # The MPI-style set's bandwidth goal is the best peer's busbw itself.
+        grouped = {("allgather", 2): {"rcoll": {MIB: cell(100.0)}, "openmpi": {MIB: cell(110.0)}}}
+        rows = {r["target"]: r for r in targets.evaluate(grouped, ["openmpi"])["rows"]}
+        self.assertTrue(rows["bandwidth"]["met"])  # 1.1 >= 1.0
+        self.assertEqual(rows["bandwidth"]["goal"], 1.0)
 
     def test_sizes_and_bands(self):
         sizes = sweep.full_sizes()
