@@ -43,7 +43,8 @@ inline std::vector<MissingRankOutcome> run_without_last_rank(
 }
 
 // Checks the outcomes of run_without_last_rank with a `timeout` of 300 ms:
-// no rank hangs (each returns within the timeout + 3 s), and every rank
+// no rank hangs (each returns within the timeout + 3 s, 10 s under a
+// sanitizer), and every rank
 // (`all`), or rank 0 and any other that timed out, raised TimeoutError
 // naming "call #0: <name>" no earlier than the timeout. (`all` false: for a
 // rooted call where a rank may finish its part before the missing one matters.)
