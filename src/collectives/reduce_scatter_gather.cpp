@@ -22,13 +22,6 @@
 #include "collectives/step_label.hpp"
 
 namespace rcoll::collectives {
-namespace {
-
-// Above every tag step the halving uses (2 + 2 lg n of them).
-constexpr std::uint32_t gather_step = 1u << 20;
-
-}  // namespace
-
 void reduce_scatter_gather(const Context& ctx, const void* send, void* recv, std::size_t count, DataType type,
                            ReduceOp op, int root) {
   const int n = ctx.size();
@@ -52,13 +45,16 @@ void reduce_scatter_gather(const Context& ctx, const void* send, void* recv, std
     const std::string call = ctx.label.str();
     return (call.empty() ? "" : call + ": ") + "reduce reduce_scatter_gather";
   };
-  const Context inner{ctx.transport, ctx.tag_base, ctx.deadline, ctx.segment_bytes, ctx.depth, label};
+  // Two parts, each in a step range of its own: the halving, then the chunks to the root.
+  Context inner = ctx.phase(0);
+  inner.label = label;
+  const Context gather = ctx.phase(1);
   if (rank != root) {
     Scratch chunk(mine);
     reduce_scatter_recursive_halving(inner, send, chunk.get(), chunks, type, op);
     if (mine == 0) return;
-    RequestList request(ctx);
-    request.send(root, gather_step, chunk.get(), mine);
+    RequestList request(gather);
+    request.send(root, 0, chunk.get(), mine);
     request.wait_all(step_label(ctx, "reduce reduce_scatter_gather send to rank {}", root));
     return;
   }
@@ -69,10 +65,10 @@ void reduce_scatter_gather(const Context& ctx, const void* send, void* recv, std
   } else {
     reduce_scatter_recursive_halving(inner, send, out + chunks.offset(rank), chunks, type, op);
   }
-  RequestList receives(ctx);
+  RequestList receives(gather);
   for (int k = 0; k < n; ++k)
     if (k != root && chunks.bytes(k) > 0)
-      receives.add(ctx.transport.irecv(k, ctx.tag(gather_step), out + chunks.offset(k), chunks.bytes(k)));
+      receives.add(ctx.transport.irecv(k, gather.tag(0), out + chunks.offset(k), chunks.bytes(k)));
   receives.wait_all(step_label(ctx, "reduce reduce_scatter_gather gather at rank {}", root));
 }
 

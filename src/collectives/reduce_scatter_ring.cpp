@@ -15,25 +15,15 @@
 // In place the buffer is the caller's result buffer, so the partial sums
 // overwrite it as in the ring allreduce, and the complete block is moved
 // to the start of the buffer once every send reading the buffer is done.
-#include <algorithm>
 
 #include "collectives/algorithms.hpp"
+#include "collectives/block_moves.hpp"
 #include "collectives/reduce_scatter_blocks.hpp"
 #include "collectives/ring_reduce_scatter.hpp"
 #include "collectives/scratch.hpp"
 #include "collectives/step_label.hpp"
 
 namespace rcoll::collectives {
-namespace {
-
-std::size_t largest_block(const Blocks& blocks, int n) {
-  std::size_t largest = 0;
-  for (int r = 0; r < n; ++r) largest = std::max(largest, blocks.bytes(r));
-  return largest;
-}
-
-}  // namespace
-
 void reduce_scatter_ring(const Context& ctx, const void* send, void* recv, const Blocks& blocks, DataType type,
                          ReduceOp op) {
   const int n = ctx.size();
