@@ -61,13 +61,17 @@ class EagerProtocol {
   // A stored payload is done with: its block goes back to the pool, its credit to the sender.
   void release(BufferPool::Block&& payload, std::size_t length, std::size_t credited);
   void give_back(std::size_t credit);
+  // The pool of blocks for payloads of `bytes`: credited ones (above the
+  // free eager limit) have their own, of the credited limit's size.
+  BufferPool& pool_for(std::size_t bytes) noexcept;
 
   std::size_t eager_limit_;
   CreditWindow credit_;
   Connection& connection_;
   Matching& matching_;
   ReceiveSide side_;
-  BufferPool pool_;
+  BufferPool pool_;           // payloads up to the free eager limit
+  BufferPool credited_pool_;  // credited payloads, up to credit.eager
   Inbound inbound_;
   BufferPool::Block stored_;  // inbound_'s payload when it is stored
 };
