@@ -11,6 +11,7 @@
 #include "common/deadline.hpp"
 #include "common/log.hpp"
 #include "common/socket_util.hpp"
+#include "transport/tcp/congestion_control.hpp"
 
 namespace rcoll::transport::tcp {
 
@@ -75,8 +76,11 @@ void Connection::push_control(FrameType type, Tag tag, std::size_t length, std::
 void Connection::attach(UniqueFd fd) {
   fd_ = std::move(fd);
   // The receive buffer keeps the kernel's autotuning (SO_RCVBUF would turn
-  // it off); the send buffer is set here and then per frame (flush()).
+  // it off); the send buffer is set here and then per frame (flush()); a
+  // connection on this host does not pace (congestion_control.hpp).
   size_send_buffer(send_buffer_.bytes);
+  const std::string congestion = choose_congestion_control(fd_.get());
+  log::debug("rank {}: tcp connection to rank {} ({}): congestion control {}", self_, rank_, where_, congestion);
   want_write_ = false;
   poller_.modify(fd_.get(), make_key(SocketRole::peer, static_cast<std::uint32_t>(rank_)), false);
 }
