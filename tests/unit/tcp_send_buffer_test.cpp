@@ -49,9 +49,9 @@ TEST(ByteCount, NumbersWithBinarySuffixes) {
     EXPECT_FALSE(parse_byte_count(bad).has_value()) << "'" << bad << "'";
 }
 
-TEST(SendBuffer, OneMebibyteUnlessTheKernelCapsItOrTheUserSaysOtherwise) {
-  EXPECT_EQ(SendBuffer::choose(std::nullopt, 4 * MiB).bytes, MiB);
-  EXPECT_EQ(SendBuffer::choose(std::nullopt, 512 * KiB).bytes, MiB);  // the kernel doubles 512 KiB
+TEST(SendBuffer, HalfAMebibyteUnlessTheKernelCapsItOrTheUserSaysOtherwise) {
+  EXPECT_EQ(SendBuffer::choose(std::nullopt, 4 * MiB).bytes, 512 * KiB);
+  EXPECT_EQ(SendBuffer::choose(std::nullopt, 256 * KiB).bytes, 512 * KiB);  // the kernel doubles 256 KiB
   EXPECT_EQ(SendBuffer::choose(2 * MiB, 4 * MiB).bytes, 2 * MiB);
   // A stock Debian 12 kernel: SO_SNDBUF capped at 208 KiB, so autotuning.
   const SendBuffer capped = SendBuffer::choose(std::nullopt, 212992);

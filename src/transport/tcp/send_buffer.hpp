@@ -17,7 +17,12 @@
 // alone.
 //
 // RCOLL_TCP_SNDBUF: `bytes` (K/M/G suffixes), as the kernel reports it
-// (twice SO_SNDBUF's argument); 0 keeps autotuning. Default 1M.
+// (twice SO_SNDBUF's argument); 0 keeps autotuning. Default 512K: 1 MiB
+// was chosen while loopback connections were still paced by BBR
+// (congestion_control.hpp); unpaced, two 1 MiB queues per core (a rank's
+// own sends and its peer's) no longer stay in the 2 MiB L2, and 2-8 MiB
+// exchanges (allgather, alltoall) took 1.2-1.7 times as long as with
+// 512 KiB (docs/results/2026-12-03-collective-set.md, "Congestion control").
 #pragma once
 
 #include <cstddef>
@@ -29,7 +34,7 @@
 namespace rcoll::transport::tcp {
 
 struct SendBuffer {
-  static constexpr std::size_t default_bytes = std::size_t{1} << 20;
+  static constexpr std::size_t default_bytes = std::size_t{512} << 10;
   // For credited EAGER frames: the largest credit window (4 MiB) with the
   // kernel's per-segment overhead, where wmem_max allows it.
   static constexpr std::size_t default_eager_bytes = std::size_t{8} << 20;
