@@ -30,8 +30,8 @@ constexpr std::array bcast_table{
 
 constexpr std::array reduce_table{
     ReduceAlgorithm{ReduceAlgo::binomial, c::reduce_binomial, reduce_binomial_cost, 2, LinkMessage::whole},
-    ReduceAlgorithm{ReduceAlgo::reduce_scatter_gather, c::reduce_scatter_gather, reduce_scatter_gather_cost, 0,
-                    LinkMessage::whole},
+    ReduceAlgorithm{ReduceAlgo::reduce_scatter_gather, c::reduce_scatter_gather, reduce_scatter_gather_cost, 8,
+                    LinkMessage::share},
 };
 
 constexpr std::array allgather_table{

@@ -15,10 +15,10 @@ double reduce_binomial_cost(const CostModel& model, std::size_t bytes, std::size
 }
 
 double reduce_scatter_gather_cost(const CostModel& model, std::size_t bytes, std::size_t segment) {
-  // The halving over the whole vector, then n - 1 chunks into the root at once.
+  // The pipelined ring over the whole vector, then n - 1 chunks into the root at once.
   const double n = model.size, s = static_cast<double>(bytes);
   const double gather = model.size == 1 ? 0 : model.link.alpha + (n - 1) / n * s * model.link.beta;
-  return reduce_scatter_recursive_halving_cost(model, bytes, segment) + gather;
+  return reduce_scatter_ring_cost(model, bytes, segment) + gather;
 }
 
 }  // namespace rcoll::tuning
