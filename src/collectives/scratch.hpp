@@ -3,9 +3,10 @@
 // memory node like every buffer the library owns (topology/placed_buffer.hpp).
 //
 // Collectives allocate scratch on every call; to keep that from costing a
-// fresh mapping and its page faults each time, each thread keeps the
-// largest released scratch (up to keep_limit bytes) and the next call on
-// that thread reuses it when it is large enough and on the current node.
+// fresh mapping and its page faults each time, each thread keeps the two
+// largest released scratch buffers (up to keep_limit bytes each) and the
+// next call on that thread reuses the smallest that is large enough and
+// on the current node.
 #pragma once
 
 #include <cstddef>
