@@ -4,7 +4,8 @@
 // reads every byte into its buffer; per size and repetition the sender
 // writes --min-total bytes (whole messages of `size` bytes) and stops the
 // clock when the receiver's 1-byte acknowledgement arrives. Default socket
-// buffers; every socket wait times out after 60 s (exit 1, never a hang).
+// buffers, never a pacing congestion control (loopback_pair.cpp); every
+// socket wait times out after 60 s (exit 1, never a hang).
 #include <chrono>
 #include <cstdio>
 #include <cstring>

@@ -1,7 +1,8 @@
 // A TCP connection over 127.0.0.1 between this process and a forked child,
 // for the physical-limit probes (tcp_stream, tcp_pingpong): plain sockets,
-// default buffers, TCP_NODELAY, and no wait longer than 60 s (an error, never
-// a hang).
+// default buffers, TCP_NODELAY, no pacing congestion control (cubic or reno
+// where the system default is BBR), and no wait longer than 60 s (an error,
+// never a hang).
 #pragma once
 
 #include <sys/types.h>
