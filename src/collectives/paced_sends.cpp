@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "collectives/requests.hpp"
+#include "collectives/step_label.hpp"
 
 namespace rcoll::collectives {
 
@@ -37,10 +38,14 @@ void PacedSends::send(int peer, std::uint32_t step, const std::byte* buf, std::s
 }
 
 void PacedSends::moved() {
-  // A failed send stays (it is not done): wait_all rethrows its error.
   // The rest keep their order, oldest first.
   std::size_t kept = 0;
   for (std::size_t i = 0; i < in_flight_.size(); ++i) {
+    if (in_flight_[i]->state() == transport::Request::State::failed) {
+      // A wait on a failed request rethrows its error at once, with the step.
+      const transport::RequestPtr failed = in_flight_[i];
+      transport::wait(ctx_.transport, failed, ctx_.deadline, step_label(ctx_, "send to rank {}", failed->peer()));
+    }
     if (in_flight_[i]->state() == transport::Request::State::done) continue;
     if (kept != i) {
       in_flight_[kept] = std::move(in_flight_[i]);

@@ -40,7 +40,10 @@ class PacedSends final : public transport::ProgressHook {
   // unchanged until wait_all() returns.
   void send(int peer, std::uint32_t step, const std::byte* buf, std::size_t bytes);
   // Forgets the finished sends and posts queued ones while fewer than the
-  // bound are in flight.
+  // bound are in flight. Throws the IoError of a send that failed (its
+  // peer is gone): called from the waits on the pipeline's receives, this
+  // ends them at once, where the receives alone (from another peer) would
+  // wait until their deadline.
   void moved() override;
   // Waits until every queued send has been posted and has completed
   // (ctx.deadline), then forgets them.
