@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "rcoll/errors.hpp"
+#include "transport/driving.hpp"
+#include "transport/operation.hpp"
 #include "transport/truncation.hpp"
 
 namespace rcoll::transport {
@@ -17,6 +19,9 @@ namespace {
 constexpr auto spin_budget = std::chrono::microseconds(50);
 constexpr auto block_slice = std::chrono::microseconds(20000);
 constexpr unsigned check_every = 8;  // idle spins per clock read and yield
+// The longest block while an operation waits on another transport, which
+// only the spinning driver progresses.
+constexpr auto elsewhere_slice = std::chrono::microseconds(1000);
 
 // initial-exec: every call sets these, and the default model for a shared
 // library costs a __tls_get_addr call per access. The library is linked,
@@ -74,6 +79,121 @@ void observe(WaitObserver& observer, Transport& transport, Deadline::Clock::time
   }
 }
 
+// A wait's target for drive(): the requests of a blocking wait_all(), or an
+// operation that a wait() on its request drives to its end.
+class RequestsTarget {
+ public:
+  RequestsTarget(Transport& transport, std::span<const RequestPtr> requests, const LazyText& step)
+      : transport_(transport), requests_(requests), step_(step) {}
+  // True when every request has finished; throws the first failure.
+  bool done() const {
+    if (const Request* failed = first_failed(requests_)) {
+      cancel_pending(transport_, requests_);
+      rethrow_with_step(*failed, step_);
+    }
+    return all_finished(requests_);
+  }
+  [[noreturn]] void timeout() const { throw_timeout(transport_, requests_, step_); }
+  void observe(WaitObserver& observer, Deadline::Clock::time_point now) const {
+    transport::observe(observer, transport_, now, requests_, step_);
+  }
+
+ private:
+  Transport& transport_;
+  std::span<const RequestPtr> requests_;
+  const LazyText& step_;
+};
+
+class OperationTarget {
+ public:
+  OperationTarget(const Transport& transport, const Operation& operation, const LazyText& step)
+      : transport_(transport), operation_(operation), step_(step) {}
+  bool done() const { return operation_.finished(); }
+  [[noreturn]] void timeout() const {
+    throw TimeoutError("rank " + std::to_string(transport_.rank()) + ": " + step_.str() + ": timed out", {});
+  }
+  void observe(WaitObserver&, Deadline::Clock::time_point) const {}  // the operation's own waits report
+
+ private:
+  const Transport& transport_;
+  const Operation& operation_;
+  const LazyText& step_;
+};
+
+// The driver's loop: progress, the hook, the thread's suspended operations,
+// then spin, yield and block until the target is done or the deadline.
+// No clock read until something is still pending after a progress call:
+// small messages often complete inside isend/irecv or the first progress.
+// While idle, the clock is read (and the core yielded) only every
+// check_every spins: a clock read costs as much as a progress call that
+// finds nothing, and the spin is what notices the answer. Suspended
+// operations are resumed after every progress that moved and at every
+// clock read, so that their deadlines are checked while nothing moves.
+template <typename Target>
+void drive(Transport& transport, const Target& target, Deadline deadline, ProgressHook* hook) {
+  constexpr auto not_spinning = Deadline::Clock::time_point::max();
+  auto spin_until = not_spinning;  // set at the first idle clock read
+  unsigned idle_spins = 0;
+  while (true) {
+    if (target.done()) return;
+    if (driving::progress(transport)) {
+      if (hook != nullptr) hook->moved();
+      driving::resume_suspended();
+      spin_until = not_spinning;
+      idle_spins = 0;
+      continue;
+    }
+    if (++idle_spins % check_every != 0) continue;
+    driving::resume_suspended();
+    auto now = Deadline::Clock::now();
+    if (now >= deadline.at()) target.timeout();
+    if (spin_until == not_spinning) spin_until = now + spin_budget;
+    if (now < spin_until) {
+      // A peer sharing our core (more ranks than cores) can only answer
+      // when we let it run: without this, every wait burns the whole spin
+      // budget before the peer gets the core.
+      if (current_spin == SpinMode::yield) sched_yield();
+      continue;
+    }
+    if (current_observer != nullptr) target.observe(*current_observer, now);
+    auto left = std::chrono::duration_cast<std::chrono::microseconds>(deadline.remaining());
+    // An operation waiting on another transport is only progressed here:
+    // block briefly then.
+    const auto slice = driving::waits_elsewhere(transport) ? elsewhere_slice : block_slice;
+    transport.wait_for_activity(std::min(left + std::chrono::microseconds(1), slice));
+  }
+}
+
+// wait_all() inside an operation: yield to the driver until done. The
+// driver has called progress() before each resume; the hook hears of it.
+void wait_in_operation(Operation& operation, Transport& transport, std::span<const RequestPtr> requests,
+                       Deadline deadline, const LazyText& step, ProgressHook* hook) {
+  const RequestsTarget target(transport, requests, step);
+  auto seen = driving::generation();
+  auto blocked_since = Deadline::Clock::time_point::max();
+  auto observed = Deadline::Clock::time_point::min();
+  while (!target.done()) {
+    if (driving::cancelled(operation)) {
+      cancel_pending(transport, requests);
+      throw IoError(transport.rank(), -1, step.str(), "the operation was cancelled");
+    }
+    const auto now = Deadline::Clock::now();
+    if (now >= deadline.at()) target.timeout();
+    // Past the spin budget the wait counts as blocked: its observer hears
+    // of it as a blocking wait_all's would, at most every block_slice.
+    if (blocked_since == Deadline::Clock::time_point::max()) blocked_since = now;
+    if (current_observer != nullptr && now - blocked_since >= spin_budget && now - observed >= block_slice) {
+      observed = now;
+      target.observe(*current_observer, now);
+    }
+    driving::suspend(operation, transport);
+    if (driving::generation() != seen) {
+      seen = driving::generation();
+      if (hook != nullptr) hook->moved();
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<int> pending_peers(std::span<const RequestPtr> requests) {
@@ -96,43 +216,22 @@ ScopedWaitObserver::~ScopedWaitObserver() {
   current_spin = previous_spin_;
 }
 
+WaitScope exchange_wait_scope(WaitScope scope) noexcept {
+  const WaitScope previous{current_observer, current_spin};
+  current_observer = scope.observer;
+  current_spin = scope.spin;
+  return previous;
+}
+
 void wait_all(Transport& transport, std::span<const RequestPtr> requests, Deadline deadline, const LazyText& step,
               ProgressHook* hook) {
-  // No clock read until something is still pending after a progress call:
-  // small messages often complete inside isend/irecv or the first progress.
-  // While idle, the clock is read (and the core yielded) only every
-  // check_every spins: a clock read costs as much as a progress call that
-  // finds nothing, and the spin is what notices the answer.
-  constexpr auto not_spinning = Deadline::Clock::time_point::max();
-  auto spin_until = not_spinning;  // set at the first idle clock read
-  unsigned idle_spins = 0;
-  while (true) {
-    if (const Request* failed = first_failed(requests)) {
-      cancel_pending(transport, requests);
-      rethrow_with_step(*failed, step);
-    }
-    if (all_finished(requests)) return;
-    if (transport.progress()) {
-      if (hook != nullptr) hook->moved();
-      spin_until = not_spinning;
-      idle_spins = 0;
-      continue;
-    }
-    if (++idle_spins % check_every != 0) continue;
-    auto now = Deadline::Clock::now();
-    if (now >= deadline.at()) throw_timeout(transport, requests, step);
-    if (spin_until == not_spinning) spin_until = now + spin_budget;
-    if (now < spin_until) {
-      // A peer sharing our core (more ranks than cores) can only answer
-      // when we let it run: without this, every wait burns the whole spin
-      // budget before the peer gets the core.
-      if (current_spin == SpinMode::yield) sched_yield();
-      continue;
-    }
-    if (current_observer != nullptr) observe(*current_observer, transport, now, requests, step);
-    auto left = std::chrono::duration_cast<std::chrono::microseconds>(deadline.remaining());
-    transport.wait_for_activity(std::min(left + std::chrono::microseconds(1), block_slice));
-  }
+  if (Operation* operation = driving::current())
+    return wait_in_operation(*operation, transport, requests, deadline, step, hook);
+  drive(transport, RequestsTarget(transport, requests, step), deadline, hook);
+}
+
+void drive_until(const Operation& operation, Deadline deadline, const LazyText& step) {
+  drive(operation.transport(), OperationTarget(operation.transport(), operation, step), deadline, nullptr);
 }
 
 }  // namespace rcoll::transport

@@ -30,6 +30,11 @@ class ProgressHook {
 // request and throws TimeoutError naming `step` and the peers still pending.
 // `step` is read only for an error (or by a WaitObserver). `hook` (may be
 // null) is told of progress; it must not touch `requests`.
+//
+// Inside an operation (operation.hpp) it yields to the thread's driver
+// instead of spinning or blocking, and throws IoError when the operation
+// is cancelled. Outside, it is the driver: while it waits it also drives
+// the thread's suspended operations.
 void wait_all(Transport& transport, std::span<const RequestPtr> requests, Deadline deadline, const LazyText& step,
               ProgressHook* hook = nullptr);
 
@@ -62,6 +67,16 @@ class WaitObserver {
 // yield there only delays noticing the answer). Waits outside a
 // ScopedWaitObserver use `yield`.
 enum class SpinMode : std::uint8_t { yield, pure };
+
+// The observer and spin mode of whatever runs on this thread: a blocking
+// call, or an operation (operation.hpp), which keeps its own while
+// suspended.
+struct WaitScope {
+  WaitObserver* observer = nullptr;
+  SpinMode spin = SpinMode::yield;
+};
+// Installs `scope` on this thread and returns the one it replaces.
+WaitScope exchange_wait_scope(WaitScope scope) noexcept;
 
 // Makes `observer` (null: none) and `spin` the current thread's until
 // destroyed; then the previous ones are back.
