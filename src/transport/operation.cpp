@@ -13,6 +13,7 @@ class OperationAccess {
  public:
   static fiber::Fiber& fiber(Operation& o) noexcept { return o.fiber_; }
   static bool& cancelled(Operation& o) noexcept { return o.cancelled_; }
+  static bool cancelled(const Operation& o) noexcept { return o.cancelled_; }
   static WaitScope& scope(Operation& o) noexcept { return o.scope_; }
   static Transport*& waiting_on(Operation& o) noexcept { return o.waiting_on_; }
 };
@@ -47,10 +48,9 @@ void run(Operation& operation) {
 Operation::Operation(Transport& transport, std::function<void()> body)
     : transport_(transport), fiber_(std::move(body)) {}
 
-Operation::~Operation() {
-  cancel();
-  forget(this);
-}
+// Only an unfinished operation is on the suspended list (run() keeps it
+// there), so once cancel() has finished it nothing refers to it.
+Operation::~Operation() { cancel(); }
 
 void Operation::cancel() noexcept {
   if (!fiber_.started() || fiber_.finished()) return;
@@ -63,7 +63,6 @@ void Operation::cancel() noexcept {
     } catch (...) {  // run() itself does not throw what the body throws
     }
   }
-  forget(this);
 }
 
 OperationPtr start(Transport& transport, std::function<void()> body) {
@@ -84,7 +83,7 @@ namespace driving {
 
 Operation* current() noexcept { return running; }
 
-bool cancelled(const Operation& operation) noexcept { return Access::cancelled(const_cast<Operation&>(operation)); }
+bool cancelled(const Operation& operation) noexcept { return Access::cancelled(operation); }
 
 void suspend(Operation& operation, Transport& transport) {
   Access::waiting_on(operation) = &transport;

@@ -205,23 +205,17 @@ std::vector<int> pending_peers(std::span<const RequestPtr> requests) {
   return peers;
 }
 
-ScopedWaitObserver::ScopedWaitObserver(WaitObserver* observer, SpinMode spin) noexcept
-    : previous_(current_observer), previous_spin_(current_spin) {
-  current_observer = observer;
-  current_spin = spin;
-}
-
-ScopedWaitObserver::~ScopedWaitObserver() {
-  current_observer = previous_;
-  current_spin = previous_spin_;
-}
-
 WaitScope exchange_wait_scope(WaitScope scope) noexcept {
   const WaitScope previous{current_observer, current_spin};
   current_observer = scope.observer;
   current_spin = scope.spin;
   return previous;
 }
+
+ScopedWaitObserver::ScopedWaitObserver(WaitObserver* observer, SpinMode spin) noexcept
+    : previous_(exchange_wait_scope({observer, spin})) {}
+
+ScopedWaitObserver::~ScopedWaitObserver() { exchange_wait_scope(previous_); }
 
 void wait_all(Transport& transport, std::span<const RequestPtr> requests, Deadline deadline, const LazyText& step,
               ProgressHook* hook) {

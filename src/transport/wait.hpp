@@ -88,8 +88,7 @@ class ScopedWaitObserver {
   ScopedWaitObserver& operator=(const ScopedWaitObserver&) = delete;
 
  private:
-  WaitObserver* previous_;
-  SpinMode previous_spin_;
+  WaitScope previous_;
 };
 
 }  // namespace rcoll::transport

@@ -5,14 +5,13 @@
 
 #include <chrono>
 #include <cstring>
-#include <functional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "collectives/algorithms.hpp"
 #include "rcoll/errors.hpp"
 #include "support/collective_job.hpp"
+#include "support/run_ranks.hpp"
 #include "transport/operation.hpp"
 
 namespace rcoll::transport {
@@ -20,22 +19,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using test::Job;
-
-// Runs body(rank) on one thread per rank; collects what went wrong.
-void on_every_rank(const Job& job, const std::function<void(int rank)>& body) {
-  std::vector<std::thread> threads;
-  std::vector<std::string> errors(static_cast<std::size_t>(job.size()));
-  for (int rank = 0; rank < job.size(); ++rank)
-    threads.emplace_back([&, rank] {
-      try {
-        body(rank);
-      } catch (const std::exception& e) {
-        errors[static_cast<std::size_t>(rank)] = e.what();
-      }
-    });
-  for (auto& t : threads) t.join();
-  for (int rank = 0; rank < job.size(); ++rank) EXPECT_EQ(errors[static_cast<std::size_t>(rank)], "") << rank;
-}
 
 class Operations : public test::OnBackend<test::WorldParam> {};
 
@@ -47,7 +30,7 @@ TEST_P(Operations, SeveralOutstandingOnOneThreadPerRankAllComplete) {
   const Job job(kind, size);
   constexpr std::size_t count = 1000;  // multi-segment at the test segment size
   const auto expected_sum = test::reference(size, count, DataType::int32, ReduceOp::sum);
-  on_every_rank(job, [&](int rank) {
+  test::run_ranks(job.size(), [&](int rank) {
     const auto input = test::make_input(rank, count, DataType::int32, ReduceOp::sum);
     std::vector<std::byte> sum(input.size());
     std::vector<std::int32_t> bcast(count), gathered(count * static_cast<std::size_t>(size));
@@ -84,7 +67,7 @@ TEST_P(Operations, ABlockingCallAndTestPassesDriveTheOutstandingOnes) {
   const Job job(kind, size);
   constexpr std::size_t count = 300;
   const auto expected = test::reference(size, count, DataType::int64, ReduceOp::max);
-  on_every_rank(job, [&](int rank) {
+  test::run_ranks(job.size(), [&](int rank) {
     const auto input = test::make_input(rank, count, DataType::int64, ReduceOp::max);
     std::vector<std::byte> first(input.size()), second(input.size());
     const collectives::Context c0 = job.context(rank, 0, "first"), c1 = job.context(rank, 1, "second");
@@ -108,7 +91,7 @@ TEST_P(Operations, ATimeoutEndsOnlyItsOwnOperation) {
   const auto& [kind, size] = GetParam();
   if (size < 2) GTEST_SKIP() << "needs a peer";
   const Job job(kind, size);
-  on_every_rank(job, [&](int rank) {
+  test::run_ranks(job.size(), [&](int rank) {
     const collectives::Context c0 = job.context(rank, 0, "late", 0, 300ms), c1 = job.context(rank, 1, "bcast");
     std::int64_t never = 0;
     OperationPtr late;
