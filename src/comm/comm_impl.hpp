@@ -120,8 +120,10 @@ class CommImpl {
     ensure_usable(label);
     Timeout span = timeout.count() > 0 ? timeout : options_.timeout;
     Deadline deadline = Deadline::after(span);
+    const auto start = deadline.at() - span;
     diagnostics::CallWatch watch(call, *state_, call.collective() ? &*diagnosis_ : nullptr,
-                                 deadline.at() - span + diagnostics::HangDiagnosis::slow_after(span));
+                                 diagnostics::FailureWatch(&*failures_, rank(), start),
+                                 start + diagnostics::HangDiagnosis::slow_after(span));
     transport::ScopedWaitObserver observe(&watch, spin_);
     state_->enter(call);
     try {

@@ -2,11 +2,14 @@
 // waits do when they block. Past the slow threshold inside a collective it
 // publishes the hang-diagnosis key once; when a status report was asked for
 // (SIGUSR1 through rcoll-run), it prints this rank's step and the peers it
-// waits for. wait_all calls it only while blocked, never on the fast path.
+// waits for; now and then it looks whether the job failed elsewhere
+// (failure_watch.hpp). wait_all calls it only while blocked, never on the
+// fast path.
 #pragma once
 
 #include "diagnostics/call_info.hpp"
 #include "diagnostics/call_state.hpp"
+#include "diagnostics/failure_watch.hpp"
 #include "diagnostics/hang_diagnosis.hpp"
 #include "diagnostics/status_report.hpp"
 #include "transport/wait.hpp"
@@ -16,8 +19,9 @@ namespace rcoll::diagnostics {
 class CallWatch final : public transport::WaitObserver {
  public:
   // `diagnosis` null: nothing to publish (point to point).
-  CallWatch(const CallInfo& call, CallState& state, HangDiagnosis* diagnosis, Deadline::Clock::time_point slow_at)
-      : call_(call), state_(state), diagnosis_(diagnosis), slow_at_(slow_at) {}
+  CallWatch(const CallInfo& call, CallState& state, HangDiagnosis* diagnosis, FailureWatch failures,
+            Deadline::Clock::time_point slow_at)
+      : call_(call), state_(state), diagnosis_(diagnosis), failures_(failures), slow_at_(slow_at) {}
 
   void blocking(Deadline::Clock::time_point now, std::span<const transport::RequestPtr> requests,
                 const LazyText& step) override {
@@ -30,12 +34,14 @@ class CallWatch final : public transport::WaitObserver {
       auto peers = transport::pending_peers(requests);
       status::print_waiting(state_.rank(), step, peers);
     }
+    failures_.check(now, requests, step);
   }
 
  private:
   const CallInfo& call_;
   CallState& state_;
   HangDiagnosis* diagnosis_;
+  FailureWatch failures_;
   Deadline::Clock::time_point slow_at_;
 };
 

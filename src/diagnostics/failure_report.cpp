@@ -29,11 +29,18 @@ std::optional<std::pair<int, std::string>> split_rank_value(const std::string& v
 }
 
 void FailureReport::publish_failure(int peer, const std::string& what) noexcept {
+  const std::string text = what.substr(0, max_text);
   try {
-    store_.set(store::keys::fail(rank_), std::to_string(peer) + "\n" + what.substr(0, max_text),
-               Deadline::after(publish_bound));
+    store_.set(store::keys::fail(rank_), std::to_string(peer) + "\n" + text, Deadline::after(publish_bound));
   } catch (const std::exception& e) {
     log::debug("failure report: cannot publish this rank's failure: {}", e.what());
+    return;
+  }
+  try {
+    store_.set(store::keys::first_failure, std::to_string(rank_) + "\n" + text, Deadline::after(publish_bound));
+  } catch (const std::exception& e) {
+    // Another rank failed first (the key holds its error), or the service is gone.
+    log::debug("failure report: not the first failure: {}", e.what());
   }
 }
 
@@ -76,6 +83,15 @@ std::string FailureReport::explain(int peer) noexcept {
 std::optional<std::pair<int, std::string>> FailureReport::failure_of(int rank) noexcept {
   auto value = read_quietly(store_, store::keys::fail(rank), "failure report");
   return value ? split_rank_value(*value) : std::nullopt;
+}
+
+std::optional<std::pair<int, std::string>> FailureReport::first_failure() noexcept {
+  auto value = read_quietly(store_, store::keys::first_failure, "failure report");
+  return value ? split_rank_value(*value) : std::nullopt;
+}
+
+bool FailureReport::departed(int rank) noexcept {
+  return read_quietly(store_, store::keys::departed(rank), "failure report").has_value();
 }
 
 }  // namespace rcoll::diagnostics

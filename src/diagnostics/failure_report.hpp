@@ -4,6 +4,8 @@
 //   keys::abort       "<rank>\n<reason>"  Comm::abort(); the first abort wins
 //   keys::fail(rank)  "<peer>\n<error>"   this rank's communicator failed
 //                                         (peer -1: not caused by a peer)
+//   keys::first_failure "<rank>\n<error>" the first of those; later ones
+//                                         are refused and leave it
 //
 // A rank publishes keys::fail(rank) before it closes its connections, so a
 // peer that sees the connection close can look up why; following the chain
@@ -43,6 +45,10 @@ class FailureReport {
   std::string explain(int peer) noexcept;
   // What `rank` published about its failure: (its peer, its error).
   std::optional<std::pair<int, std::string>> failure_of(int rank) noexcept;
+  // The first rank whose communicator failed, and its error.
+  std::optional<std::pair<int, std::string>> first_failure() noexcept;
+  // Whether the store records that `rank` left the job (keys::departed).
+  bool departed(int rank) noexcept;
 
  private:
 

@@ -24,6 +24,12 @@ inline constexpr char abort[] = "abort";
 // diagnostics/hang_diagnosis).
 inline std::string fail(int rank) { return "fail/" + std::to_string(rank); }
 
+// "<rank>\n<error>" of the first rank whose communicator failed; later
+// ones are refused and leave it: written next to keys::fail(rank), read by
+// the blocked waits of every other rank (diagnostics/failure_watch), so
+// that one key answers "has the job failed?".
+inline constexpr char first_failure[] = "fail/first";
+
 // The call `rank` waits in when collective #sequence is slow: written by
 // `rank`, read by the ranks whose call #sequence timed out
 // (diagnostics/hang_diagnosis).

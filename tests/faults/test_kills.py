@@ -14,7 +14,9 @@ is 60 s) within LIMIT_S, naming the victim or another survivor that failed,
 and following the named peers from any survivor leads to the victim (a
 rank waiting only on another survivor cannot know of the victim: it learns
 of the failure from that survivor, whose transport closes its connections
-when its operation fails; compare tests/rdma/kill-check.sh). While joining:
+when its operation fails, or, when it has nothing pending with any failed
+rank, from the store's record of the first failure, which its blocked wait
+reads (docs/ERRORS.md); compare tests/rdma/kill-check.sh). While joining:
 whatever a survivor reports names the victim.
 
 Who names the dead rank when it dies while the job is forming: the

@@ -1,6 +1,7 @@
 // What a failure leaves behind: a communicator that fails closes its
 // connections and publishes why, so its peers fail at once with an error
-// that names the first failure; Comm::abort ends the process with
+// that names the first failure, and the other ranks' blocked calls find it
+// in the store; Comm::abort ends the process with
 // abort_exit_code and its reason reaches the others. Ranks as threads over
 // TCP, joined through the in-memory bootstrap.
 #include <gtest/gtest.h>
@@ -69,6 +70,69 @@ TEST(CommFailure, AFailedRankClosesItsConnectionsAndPeersFailFastNamingIt) {
       EXPECT_TRUE(contains(what, "first failure: rank 3: recv from rank 2 tag 77: timed out")) << what;
     }
   }
+}
+
+// Rank 2 fails on its own after every connection is up; ranks 0 and 1
+// then wait only on each other, with nothing pending with rank 2, so its
+// closed connections tell them nothing. They must still fail within a few
+// seconds (the failure watch finds rank 2's failure in the store), not at
+// their 30 s timeout. (The ring case of CI's kill test: a rank whose left
+// neighbour died before connecting, the failure going the other way round.)
+TEST(CommFailure, RanksWaitingOnlyOnEachOtherHearOfAFailureElsewhere) {
+  std::mutex mutex;
+  std::vector<std::string> errors;
+  auto start = Clock::now();
+  run_tcp_comms(3, 30s, [&](Comm& comm) {
+    std::vector<float> data(1 << 16, 1.0f);
+    comm.allreduce(std::span<float>(data), ReduceOp::sum);  // every connection is up
+    int other = 1 - comm.rank();                            // ranks 0 and 1 wait on each other
+    try {
+      if (comm.rank() == 2)
+        comm.recv(data.data(), 1, DataType::float32, 0, 77, {.timeout = 300ms});
+      else
+        comm.recv(data.data(), 1, DataType::float32, other, 78);
+      ADD_FAILURE() << "rank " << comm.rank() << " did not fail";
+    } catch (const Error& e) {
+      std::lock_guard lock(mutex);
+      errors.push_back(e.what());
+      if (comm.rank() != 2) EXPECT_NE(dynamic_cast<const IoError*>(&e), nullptr) << e.what();
+    }
+  });
+  EXPECT_LT(Clock::now() - start, 10s) << "ranks waited for their own timeout";
+  ASSERT_EQ(errors.size(), 3u);
+  // The first of ranks 0 and 1 to look finds rank 2's failure; the other
+  // may instead see that one's connection close. Both name rank 2's error.
+  int found_in_store = 0;
+  for (const auto& what : errors) {
+    if (what.rfind("rank 2:", 0) == 0) continue;
+    found_in_store += contains(what, "rank 2's communicator failed while this rank waited");
+    EXPECT_TRUE(contains(what, "first failure: rank 2: recv from rank 0 tag 77: timed out")) << what;
+  }
+  EXPECT_GE(found_in_store, 1);
+}
+
+// Rank 1 leaves the job (its communicator destroyed) without sending what
+// rank 0 waits for. Over inproc nothing tells rank 0; the store records the
+// departure, and rank 0's wait must end naming rank 1 within a few seconds.
+TEST(CommFailure, AWaitOnARankThatLeftTheJobEndsNamingIt) {
+  std::string error;
+  auto start = Clock::now();
+  Options base;
+  base.timeout = 30s;
+  test::run_comm_ranks("inproc", 2, base, [&](Comm& comm) {
+    if (comm.rank() == 1) return;
+    int value = 0;
+    try {
+      comm.recv(&value, 1, DataType::int32, 1, 5);
+      ADD_FAILURE() << "the receive completed";
+    } catch (const IoError& e) {
+      error = e.what();
+      EXPECT_EQ(e.peer(), 1);
+    }
+  });
+  EXPECT_LT(Clock::now() - start, 10s) << "rank 0 waited for its own timeout";
+  EXPECT_TRUE(contains(error, "rank 0, peer 1: recv from rank 1 tag 5")) << error;
+  EXPECT_TRUE(contains(error, "rank 1 left the job while this rank waited for it")) << error;
 }
 
 TEST(FailureReport, FollowsTheChainToTheEarliestReport) {
