@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 
 #include "common/deadline.hpp"
 #include "common/fiber.hpp"
@@ -75,6 +76,10 @@ bool drive_once(Transport& transport);
 // operation itself keeps running; its own deadline ends it). Rethrows
 // nothing of the operation's: call rethrow_if_failed().
 void drive_until(const Operation& operation, Deadline deadline, const LazyText& step);
+
+// The same for several operations on one transport: returns once any of
+// them has finished (at once when one has, or when there are none).
+void drive_until_any(std::span<const Operation* const> operations, Deadline deadline, const LazyText& step);
 
 // The suspended operations of this thread.
 std::size_t suspended_operations() noexcept;

@@ -106,9 +106,11 @@ class RequestsTarget {
 
 class OperationTarget {
  public:
-  OperationTarget(const Transport& transport, const Operation& operation, const LazyText& step)
-      : transport_(transport), operation_(operation), step_(step) {}
-  bool done() const { return operation_.finished(); }
+  OperationTarget(const Transport& transport, std::span<const Operation* const> operations, const LazyText& step)
+      : transport_(transport), operations_(operations), step_(step) {}
+  bool done() const {
+    return std::any_of(operations_.begin(), operations_.end(), [](const Operation* o) { return o->finished(); });
+  }
   [[noreturn]] void timeout() const {
     throw TimeoutError("rank " + std::to_string(transport_.rank()) + ": " + step_.str() + ": timed out", {});
   }
@@ -116,7 +118,7 @@ class OperationTarget {
 
  private:
   const Transport& transport_;
-  const Operation& operation_;
+  std::span<const Operation* const> operations_;
   const LazyText& step_;
 };
 
@@ -171,7 +173,9 @@ void wait_in_operation(Operation& operation, Transport& transport, std::span<con
   const RequestsTarget target(transport, requests, step);
   auto seen = driving::generation();
   auto blocked_since = Deadline::Clock::time_point::max();
-  auto observed = Deadline::Clock::time_point::min();
+  // As if last observed a slice ago: the first observation may come at
+  // once (time_point::min() here overflowed `now - observed`).
+  auto observed = Deadline::Clock::now() - block_slice;
   while (!target.done()) {
     if (driving::cancelled(operation)) {
       cancel_pending(transport, requests);
@@ -225,7 +229,14 @@ void wait_all(Transport& transport, std::span<const RequestPtr> requests, Deadli
 }
 
 void drive_until(const Operation& operation, Deadline deadline, const LazyText& step) {
-  drive(operation.transport(), OperationTarget(operation.transport(), operation, step), deadline, nullptr);
+  const Operation* one[] = {&operation};
+  drive_until_any(one, deadline, step);
+}
+
+void drive_until_any(std::span<const Operation* const> operations, Deadline deadline, const LazyText& step) {
+  if (operations.empty()) return;
+  Transport& transport = operations.front()->transport();
+  drive(transport, OperationTarget(transport, operations, step), deadline, nullptr);
 }
 
 }  // namespace rcoll::transport
