@@ -9,6 +9,7 @@
 // gatherv and scatterv, whose sizes differ between ranks.
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "comm/comm_impl.hpp"
@@ -44,8 +45,8 @@ void check_own_count(int rank, std::string_view name, std::size_t count, std::sp
 
 }  // namespace
 
-void CommImpl::reduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op, int root,
-                      Timeout timeout) {
+PendingCallPtr CommImpl::reduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op, int root,
+                      Timeout timeout, Mode mode) {
   constexpr std::string_view name = "reduce";
   const std::size_t bytes = checked_bytes(rank(), name, count, type);
   check_op(rank(), name, op);
@@ -63,12 +64,12 @@ void CommImpl::reduce(const void* send, void* recv, std::size_t count, DataType 
   }
   const CallInfo call = CallInfo::collective_call(CallKind::reduce, next_sequence(), count, type, op, root);
   const auto& choice = plan_->tables().reduce.at(bytes);
-  run_collective(call, choice, timeout, [&](const collectives::Context& ctx) {
+  return run_collective(mode, call, choice, timeout, [=](const collectives::Context& ctx) {
     choice.algorithm->run(ctx, send, root_here ? recv : nullptr, count, type, op, root);
   });
 }
 
-void CommImpl::allgather(const void* send, void* recv, std::size_t count, DataType type, Timeout timeout) {
+PendingCallPtr CommImpl::allgather(const void* send, void* recv, std::size_t count, DataType type, Timeout timeout, Mode mode) {
   constexpr std::string_view name = "allgather";
   const std::size_t block = checked_bytes(rank(), name, count, type);
   const std::size_t total = checked_total(rank(), name, count, static_cast<std::size_t>(size()), type);
@@ -83,12 +84,12 @@ void CommImpl::allgather(const void* send, void* recv, std::size_t count, DataTy
   const Blocks blocks{count, nullptr, nullptr, dtype_size(type)};
   const CallInfo call = CallInfo::collective_call(CallKind::allgather, next_sequence(), count, type, ReduceOp::sum, -1);
   const auto& choice = plan_->tables().allgather.at(total);
-  run_collective(call, choice, timeout,
-                 [&](const collectives::Context& ctx) { choice.algorithm->run(ctx, send, recv, blocks); });
+  return run_collective(mode, call, choice, timeout,
+                 [=](const collectives::Context& ctx) { choice.algorithm->run(ctx, send, recv, blocks); });
 }
 
-void CommImpl::allgatherv(const void* send, std::size_t count, void* recv, std::span<const std::size_t> counts,
-                          std::span<const std::size_t> displs, DataType type, Timeout timeout) {
+PendingCallPtr CommImpl::allgatherv(const void* send, std::size_t count, void* recv, std::span<const std::size_t> counts,
+                          std::span<const std::size_t> displs, DataType type, Timeout timeout, Mode mode) {
   constexpr std::string_view name = "allgatherv";
   const std::size_t element = checked_bytes(rank(), name, 1, type);
   check_timeout(rank(), name, timeout);
@@ -103,16 +104,17 @@ void CommImpl::allgatherv(const void* send, std::size_t count, void* recv, std::
     check_disjoint(rank(), name, send, count * element, recv, extent * element);
   }
   const std::size_t total = checked_bytes(rank(), name, sum(counts), type);
-  const Blocks blocks{0, counts.data(), displs.data(), element};
+  CallArrays arrays(mode);
+  const Blocks blocks{0, arrays.keep(counts).data(), arrays.keep(displs).data(), element};
   const CallInfo call = CallInfo::collective_call(CallKind::allgatherv, next_sequence(), sum(counts), type,
                                                   ReduceOp::sum, -1, diagnostics::hash_counts(counts, displs));
   const auto& choice = plan_->tables().allgatherv.at(total);
-  run_collective(call, choice, timeout,
-                 [&](const collectives::Context& ctx) { choice.algorithm->run(ctx, send, recv, blocks); });
+  return run_collective(mode, call, choice, timeout,
+                 [=](const collectives::Context& ctx) { choice.algorithm->run(ctx, send, recv, blocks); }, std::move(arrays));
 }
 
-void CommImpl::reduce_scatter(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
-                              Timeout timeout) {
+PendingCallPtr CommImpl::reduce_scatter(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
+                              Timeout timeout, Mode mode) {
   constexpr std::string_view name = "reduce_scatter";
   const std::size_t block = checked_bytes(rank(), name, count, type);
   const std::size_t total = checked_total(rank(), name, count, static_cast<std::size_t>(size()), type);
@@ -129,12 +131,12 @@ void CommImpl::reduce_scatter(const void* send, void* recv, std::size_t count, D
   const Blocks blocks{count, nullptr, nullptr, dtype_size(type)};
   const CallInfo call = CallInfo::collective_call(CallKind::reduce_scatter, next_sequence(), count, type, op, -1);
   const auto& choice = plan_->tables().reduce_scatter.at(total);
-  run_collective(call, choice, timeout,
-                 [&](const collectives::Context& ctx) { choice.algorithm->run(ctx, send, recv, blocks, type, op); });
+  return run_collective(mode, call, choice, timeout,
+                 [=](const collectives::Context& ctx) { choice.algorithm->run(ctx, send, recv, blocks, type, op); });
 }
 
-void CommImpl::reduce_scatter_v(const void* send, void* recv, std::span<const std::size_t> counts, DataType type,
-                                ReduceOp op, Timeout timeout) {
+PendingCallPtr CommImpl::reduce_scatter_v(const void* send, void* recv, std::span<const std::size_t> counts, DataType type,
+                                ReduceOp op, Timeout timeout, Mode mode) {
   constexpr std::string_view name = "reduce_scatter_v";
   const std::size_t element = checked_bytes(rank(), name, 1, type);
   check_op(rank(), name, op);
@@ -151,15 +153,16 @@ void CommImpl::reduce_scatter_v(const void* send, void* recv, std::span<const st
     check_buffer(rank(), name, "recv", recv, mine);
     check_disjoint(rank(), name, send, extent * element, recv, mine * element);
   }
-  const Blocks blocks{0, counts.data(), displs.data(), element};
+  CallArrays arrays(mode);
+  const Blocks blocks{0, arrays.keep(counts).data(), arrays.keep(displs).data(), element};
   const CallInfo call = CallInfo::collective_call(CallKind::reduce_scatter_v, next_sequence(), extent, type, op, -1,
                                                   diagnostics::hash_counts(counts, {}));
   const auto& choice = plan_->tables().reduce_scatter_v.at(extent * element);
-  run_collective(call, choice, timeout,
-                 [&](const collectives::Context& ctx) { choice.algorithm->run(ctx, send, recv, blocks, type, op); });
+  return run_collective(mode, call, choice, timeout,
+                 [=](const collectives::Context& ctx) { choice.algorithm->run(ctx, send, recv, blocks, type, op); }, std::move(arrays));
 }
 
-void CommImpl::alltoall(const void* send, void* recv, std::size_t count, DataType type, Timeout timeout) {
+PendingCallPtr CommImpl::alltoall(const void* send, void* recv, std::size_t count, DataType type, Timeout timeout, Mode mode) {
   constexpr std::string_view name = "alltoall";
   const std::size_t total = checked_total(rank(), name, count, static_cast<std::size_t>(size()), type);
   check_timeout(rank(), name, timeout);
@@ -170,14 +173,14 @@ void CommImpl::alltoall(const void* send, void* recv, std::size_t count, DataTyp
   const Blocks blocks{count, nullptr, nullptr, dtype_size(type)};
   const CallInfo call = CallInfo::collective_call(CallKind::alltoall, next_sequence(), count, type, ReduceOp::sum, -1);
   const auto& choice = plan_->tables().alltoall.at(total);
-  run_collective(call, choice, timeout,
-                 [&](const collectives::Context& ctx) { choice.algorithm->run(ctx, send, blocks, recv, blocks); });
+  return run_collective(mode, call, choice, timeout,
+                 [=](const collectives::Context& ctx) { choice.algorithm->run(ctx, send, blocks, recv, blocks); });
 }
 
-void CommImpl::alltoallv(const void* send, std::span<const std::size_t> send_counts,
+PendingCallPtr CommImpl::alltoallv(const void* send, std::span<const std::size_t> send_counts,
                          std::span<const std::size_t> send_displs, void* recv,
                          std::span<const std::size_t> recv_counts, std::span<const std::size_t> recv_displs,
-                         DataType type, Timeout timeout) {
+                         DataType type, Timeout timeout, Mode mode) {
   constexpr std::string_view name = "alltoallv";
   const std::size_t element = checked_bytes(rank(), name, 1, type);
   check_timeout(rank(), name, timeout);
@@ -187,17 +190,18 @@ void CommImpl::alltoallv(const void* send, std::span<const std::size_t> send_cou
   check_buffer(rank(), name, "send", send, send_extent);
   check_buffer(rank(), name, "recv", recv, recv_extent);
   check_disjoint(rank(), name, send, send_extent * element, recv, recv_extent * element);
-  const Blocks send_blocks{0, send_counts.data(), send_displs.data(), element};
-  const Blocks recv_blocks{0, recv_counts.data(), recv_displs.data(), element};
+  CallArrays arrays(mode);
+  const Blocks send_blocks{0, arrays.keep(send_counts).data(), arrays.keep(send_displs).data(), element};
+  const Blocks recv_blocks{0, arrays.keep(recv_counts).data(), arrays.keep(recv_displs).data(), element};
   // Counts differ between ranks by design: nothing for RCOLL_CHECK to compare but the call.
   const CallInfo call = CallInfo::collective_call(CallKind::alltoallv, next_sequence(), 0, type, ReduceOp::sum, -1);
   const auto& choice = plan_->tables().alltoallv.at(0);
-  run_collective(call, choice, timeout, [&](const collectives::Context& ctx) {
+  return run_collective(mode, call, choice, timeout, [=](const collectives::Context& ctx) {
     choice.algorithm->run(ctx, send, send_blocks, recv, recv_blocks);
-  });
+  }, std::move(arrays));
 }
 
-void CommImpl::gather(const void* send, void* recv, std::size_t count, DataType type, int root, Timeout timeout) {
+PendingCallPtr CommImpl::gather(const void* send, void* recv, std::size_t count, DataType type, int root, Timeout timeout, Mode mode) {
   constexpr std::string_view name = "gather";
   const std::size_t block = checked_bytes(rank(), name, count, type);
   const std::size_t total = checked_total(rank(), name, count, static_cast<std::size_t>(size()), type);
@@ -218,19 +222,20 @@ void CommImpl::gather(const void* send, void* recv, std::size_t count, DataType 
   const Blocks blocks{count, nullptr, nullptr, dtype_size(type)};
   const CallInfo call = CallInfo::collective_call(CallKind::gather, next_sequence(), count, type, ReduceOp::sum, root);
   const auto& choice = plan_->tables().gather.at(total);
-  run_collective(call, choice, timeout, [&](const collectives::Context& ctx) {
+  return run_collective(mode, call, choice, timeout, [=](const collectives::Context& ctx) {
     choice.algorithm->run(ctx, send, root_here ? recv : nullptr, blocks, root);
   });
 }
 
-void CommImpl::gatherv(const void* send, std::size_t count, void* recv, std::span<const std::size_t> counts,
-                       std::span<const std::size_t> displs, DataType type, int root, Timeout timeout) {
+PendingCallPtr CommImpl::gatherv(const void* send, std::size_t count, void* recv, std::span<const std::size_t> counts,
+                       std::span<const std::size_t> displs, DataType type, int root, Timeout timeout, Mode mode) {
   constexpr std::string_view name = "gatherv";
   checked_bytes(rank(), name, count, type);
   check_peer(rank(), size(), name, "root", root);
   check_timeout(rank(), name, timeout);
   const bool root_here = rank() == root;
   // Non-roots know only their own count (counts matter at the root, as in MPI).
+  CallArrays arrays(mode);
   Blocks blocks{count, nullptr, nullptr, dtype_size(type)};
   if (root_here) {
     const std::size_t extent = check_blocks(rank(), name, "recv", counts, displs, size(), type, true);
@@ -243,19 +248,19 @@ void CommImpl::gatherv(const void* send, std::size_t count, void* recv, std::spa
       check_buffer(rank(), name, "send", send, count);
       check_disjoint(rank(), name, send, count * dtype_size(type), recv, extent * dtype_size(type));
     }
-    blocks = Blocks{0, counts.data(), displs.data(), dtype_size(type)};
+    blocks = Blocks{0, arrays.keep(counts).data(), arrays.keep(displs).data(), dtype_size(type)};
   } else {
     if (send == in_place) refuse_in_place(rank(), name);
     check_buffer(rank(), name, "send", send, count);
   }
   const CallInfo call = CallInfo::collective_call(CallKind::gatherv, next_sequence(), 0, type, ReduceOp::sum, root);
   const auto& choice = plan_->tables().gatherv.at(0);
-  run_collective(call, choice, timeout, [&](const collectives::Context& ctx) {
+  return run_collective(mode, call, choice, timeout, [=](const collectives::Context& ctx) {
     choice.algorithm->run(ctx, send, root_here ? recv : nullptr, blocks, root);
-  });
+  }, std::move(arrays));
 }
 
-void CommImpl::scatter(const void* send, void* recv, std::size_t count, DataType type, int root, Timeout timeout) {
+PendingCallPtr CommImpl::scatter(const void* send, void* recv, std::size_t count, DataType type, int root, Timeout timeout, Mode mode) {
   constexpr std::string_view name = "scatter";
   const std::size_t block = checked_bytes(rank(), name, count, type);
   const std::size_t total = checked_total(rank(), name, count, static_cast<std::size_t>(size()), type);
@@ -277,18 +282,19 @@ void CommImpl::scatter(const void* send, void* recv, std::size_t count, DataType
   const Blocks blocks{count, nullptr, nullptr, dtype_size(type)};
   const CallInfo call = CallInfo::collective_call(CallKind::scatter, next_sequence(), count, type, ReduceOp::sum, root);
   const auto& choice = plan_->tables().scatter.at(total);
-  run_collective(call, choice, timeout, [&](const collectives::Context& ctx) {
+  return run_collective(mode, call, choice, timeout, [=](const collectives::Context& ctx) {
     choice.algorithm->run(ctx, root_here ? send : nullptr, recv, blocks, root);
   });
 }
 
-void CommImpl::scatterv(const void* send, std::span<const std::size_t> counts, std::span<const std::size_t> displs,
-                        void* recv, std::size_t count, DataType type, int root, Timeout timeout) {
+PendingCallPtr CommImpl::scatterv(const void* send, std::span<const std::size_t> counts, std::span<const std::size_t> displs,
+                        void* recv, std::size_t count, DataType type, int root, Timeout timeout, Mode mode) {
   constexpr std::string_view name = "scatterv";
   checked_bytes(rank(), name, count, type);
   check_peer(rank(), size(), name, "root", root);
   check_timeout(rank(), name, timeout);
   const bool root_here = rank() == root;
+  CallArrays arrays(mode);
   Blocks blocks{count, nullptr, nullptr, dtype_size(type)};
   if (root_here) {
     const std::size_t extent = check_blocks(rank(), name, "send", counts, displs, size(), type, false);
@@ -301,16 +307,16 @@ void CommImpl::scatterv(const void* send, std::span<const std::size_t> counts, s
       check_buffer(rank(), name, "recv", recv, count);
       check_disjoint(rank(), name, send, extent * dtype_size(type), recv, count * dtype_size(type));
     }
-    blocks = Blocks{0, counts.data(), displs.data(), dtype_size(type)};
+    blocks = Blocks{0, arrays.keep(counts).data(), arrays.keep(displs).data(), dtype_size(type)};
   } else {
     if (recv == in_place) refuse_in_place(rank(), name);
     check_buffer(rank(), name, "recv", recv, count);
   }
   const CallInfo call = CallInfo::collective_call(CallKind::scatterv, next_sequence(), 0, type, ReduceOp::sum, root);
   const auto& choice = plan_->tables().scatterv.at(0);
-  run_collective(call, choice, timeout, [&](const collectives::Context& ctx) {
+  return run_collective(mode, call, choice, timeout, [=](const collectives::Context& ctx) {
     choice.algorithm->run(ctx, root_here ? send : nullptr, recv, blocks, root);
-  });
+  }, std::move(arrays));
 }
 
 }  // namespace rcoll::comm

@@ -71,7 +71,17 @@ CommImpl::CommImpl(const Options& options, const JoinFunction& join,
   plan_job(deadline);
 }
 
-CommImpl::~CommImpl() = default;
+CommImpl::~CommImpl() {
+  if (pending_.empty()) return;
+  settle_finished();
+  if (pending_.empty()) return;
+  std::string calls;
+  for (const auto& pending : pending_) calls += (calls.empty() ? "" : ", ") + pending->call.label();
+  // Peers may wait for this rank's part of those calls: they fail at once
+  // (naming this reason) instead of at their timeout.
+  break_down(-1, IoError(rank(), -1, "destroying the communicator",
+                         "destroyed with " + std::to_string(pending_.size()) + " calls pending: " + calls));
+}
 
 void CommImpl::join_job(const JoinFunction& join, Deadline deadline) {
   const topology::Host& host = topology::this_host();
@@ -174,6 +184,7 @@ void CommImpl::rethrow_broken() {
 void CommImpl::break_down(int peer, const Error& error) {
   broken_reason_ = error.what();
   log::error("{}", broken_reason_);
+  cancel_pending("communicator is unusable after an earlier failure: " + broken_reason_);
   failures_->publish_failure(peer, broken_reason_);
   // Closing every connection makes peers waiting on this rank fail now
   // (naming it, and through "fail/<rank>" the cause), not at their timeout.
@@ -192,8 +203,8 @@ void CommImpl::abort(const std::string& reason) {
   std::_Exit(abort_exit_code);
 }
 
-void CommImpl::allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
-                         Timeout timeout) {
+PendingCallPtr CommImpl::allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
+                                   Timeout timeout, Mode mode) {
   constexpr std::string_view name = "allreduce";
   std::size_t bytes = checked_bytes(rank(), name, count, type);
   check_op(rank(), name, op);
@@ -203,12 +214,12 @@ void CommImpl::allreduce(const void* send, void* recv, std::size_t count, DataTy
   check_timeout(rank(), name, timeout);
   const diagnostics::CallInfo call = diagnostics::CallInfo::allreduce(next_sequence(), count, type, op);
   const tuning::AllreduceChoice& choice = plan_->allreduce(bytes);
-  run_collective(call, choice, timeout, [&](const collectives::Context& ctx) {
+  return run_collective(mode, call, choice, timeout, [=](const collectives::Context& ctx) {
     choice.algorithm->run(ctx, send, recv, count, type, op);
   });
 }
 
-void CommImpl::bcast(void* buf, std::size_t count, DataType type, int root, Timeout timeout) {
+PendingCallPtr CommImpl::bcast(void* buf, std::size_t count, DataType type, int root, Timeout timeout, Mode mode) {
   constexpr std::string_view name = "bcast";
   std::size_t bytes = checked_bytes(rank(), name, count, type);
   check_buffer(rank(), name, "data", buf, count);
@@ -216,47 +227,78 @@ void CommImpl::bcast(void* buf, std::size_t count, DataType type, int root, Time
   check_timeout(rank(), name, timeout);
   const diagnostics::CallInfo call = diagnostics::CallInfo::bcast(next_sequence(), count, type, root);
   const tuning::BcastChoice& choice = plan_->bcast(bytes);
-  run_collective(call, choice, timeout,
-                 [&](const collectives::Context& ctx) { choice.algorithm->run(ctx, buf, bytes, root); });
+  return run_collective(mode, call, choice, timeout,
+                        [=](const collectives::Context& ctx) { choice.algorithm->run(ctx, buf, bytes, root); });
 }
 
-void CommImpl::barrier(Timeout timeout) {
+PendingCallPtr CommImpl::barrier(Timeout timeout, Mode mode) {
   check_timeout(rank(), "barrier", timeout);
   const diagnostics::CallInfo call = diagnostics::CallInfo::barrier(next_sequence());
-  run(call, timeout, [&](Deadline deadline, const LazyText& label) {
+  return run_in(mode, call, timeout, [this, call](Deadline deadline, const LazyText& label) {
     if (options_.check) diagnostics::check_call(*transport_, call, 0, check_tag(call.sequence), deadline, label);
     collectives::barrier({*transport_, collective_tag_base(call.sequence), deadline, 1, 1, label});
   });
 }
 
-void CommImpl::send(const void* buf, std::size_t count, DataType type, int dest, int tag, Timeout timeout) {
+diagnostics::CallInfo CommImpl::send_call(const void* buf, std::size_t count, DataType type, int dest, int tag,
+                                          Timeout timeout) const {
   constexpr std::string_view name = "send";
-  std::size_t bytes = checked_bytes(rank(), name, count, type);
+  checked_bytes(rank(), name, count, type);
   check_buffer(rank(), name, "send", buf, count);
   check_peer(rank(), size(), name, "destination", dest);
   check_user_tag(rank(), name, tag);
   check_timeout(rank(), name, timeout);
   if (dest == rank()) throw InvalidArgument("rank " + std::to_string(rank()) + ": send: sending to itself is not supported");
-  const diagnostics::CallInfo call = diagnostics::CallInfo::point_to_point(diagnostics::CallKind::send, count, type, dest, tag);
-  transport::RequestPtr request = post(call, [&] { return transport_->isend(dest, user_tag(tag), buf, bytes); });
-  if (request->state() == transport::Request::State::done) return;  // left inside isend: nothing to wait for
-  run(call, timeout, [&](Deadline deadline, const LazyText& label) { transport::wait(*transport_, request, deadline, label); });
+  return diagnostics::CallInfo::point_to_point(diagnostics::CallKind::send, count, type, dest, tag);
 }
 
-std::size_t CommImpl::recv(void* buf, std::size_t count, DataType type, int source, int tag, Timeout timeout) {
+diagnostics::CallInfo CommImpl::recv_call(const void* buf, std::size_t count, DataType type, int source, int tag,
+                                          Timeout timeout) const {
   constexpr std::string_view name = "recv";
-  std::size_t bytes = checked_bytes(rank(), name, count, type);
+  checked_bytes(rank(), name, count, type);
   check_buffer(rank(), name, "recv", buf, count);
   check_peer(rank(), size(), name, "source", source);
   check_user_tag(rank(), name, tag);
   check_timeout(rank(), name, timeout);
   if (source == rank())
     throw InvalidArgument("rank " + std::to_string(rank()) + ": recv: receiving from itself is not supported");
-  const diagnostics::CallInfo call = diagnostics::CallInfo::point_to_point(diagnostics::CallKind::recv, count, type, source, tag);
+  return diagnostics::CallInfo::point_to_point(diagnostics::CallKind::recv, count, type, source, tag);
+}
+
+void CommImpl::send(const void* buf, std::size_t count, DataType type, int dest, int tag, Timeout timeout) {
+  const diagnostics::CallInfo call = send_call(buf, count, type, dest, tag, timeout);
+  const std::size_t bytes = count * dtype_size(type);
+  transport::RequestPtr request = post(call, [&] { return transport_->isend(dest, user_tag(tag), buf, bytes); });
+  if (request->state() == transport::Request::State::done) return;  // left inside isend: nothing to wait for
+  run(call, timeout, [&](Deadline deadline, const LazyText& label) { transport::wait(*transport_, request, deadline, label); });
+}
+
+std::size_t CommImpl::recv(void* buf, std::size_t count, DataType type, int source, int tag, Timeout timeout) {
+  const diagnostics::CallInfo call = recv_call(buf, count, type, source, tag, timeout);
+  const std::size_t bytes = count * dtype_size(type);
   transport::RequestPtr request = post(call, [&] { return transport_->irecv(source, user_tag(tag), buf, bytes); });
   if (request->state() != transport::Request::State::done)  // not already there
     run(call, timeout, [&](Deadline deadline, const LazyText& label) { wait_for_message(*transport_, request, deadline, label); });
   return whole_elements(rank(), call, request->bytes(), bytes);
+}
+
+PendingCallPtr CommImpl::isend(const void* buf, std::size_t count, DataType type, int dest, int tag, Timeout timeout) {
+  const diagnostics::CallInfo call = send_call(buf, count, type, dest, tag, timeout);
+  const std::size_t bytes = count * dtype_size(type);
+  return issue(call, timeout, [this, buf, bytes, dest, tag](Deadline deadline, const LazyText& label) {
+    transport::wait(*transport_, transport_->isend(dest, user_tag(tag), buf, bytes), deadline, label);
+  });
+}
+
+PendingCallPtr CommImpl::irecv(void* buf, std::size_t count, DataType type, int source, int tag, Timeout timeout) {
+  const diagnostics::CallInfo call = recv_call(buf, count, type, source, tag, timeout);
+  const std::size_t bytes = count * dtype_size(type);
+  return issue(call, timeout,
+               [this, buf, bytes, source, tag](Deadline deadline, const LazyText& label, PendingCall& pending) {
+                 transport::RequestPtr request = transport_->irecv(source, user_tag(tag), buf, bytes);
+                 wait_for_message(*transport_, request, deadline, label);
+                 pending.received = whole_elements(rank(), pending.call, request->bytes(), bytes);
+               });
 }
 
 }  // namespace rcoll::comm

@@ -17,12 +17,16 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "bootstrap/bootstrap.hpp"
 #include "bootstrap/tcp_server.hpp"
 #include "collectives/collectives.hpp"
 #include "comm/call_guard.hpp"
 #include "comm/host_layout.hpp"
+#include "comm/pending_call.hpp"
 #include "comm/tags.hpp"
 #include "common/lazy_text.hpp"
 #include "common/log.hpp"
@@ -48,6 +52,27 @@ using JoinFunction = std::function<std::unique_ptr<bootstrap::Bootstrap>(const s
 // Makes this rank's transport (tests: the in-process one); empty: make_transport(options.transport).
 using TransportFactory = std::function<std::unique_ptr<transport::Transport>(const transport::TransportConfig&)>;
 
+// How a call runs: on the caller's stack until this rank's part is done
+// (the blocking calls), or issued as an operation that an rcoll::Request
+// completes (the i-calls).
+enum class Mode : std::uint8_t { blocking, issued };
+
+// The counts and displacements a v-variant's schedule reads: the caller's
+// arrays for a blocking call, copies for an issued one (the caller may
+// free its arrays once the issuing call returns).
+class CallArrays {
+ public:
+  explicit CallArrays(Mode mode) noexcept : copy_(mode == Mode::issued) {}
+  std::span<const std::size_t> keep(std::span<const std::size_t> values) {
+    return copy_ ? std::span<const std::size_t>(kept_.emplace_back(values.begin(), values.end())) : values;
+  }
+  std::vector<std::vector<std::size_t>> take() && { return std::move(kept_); }
+
+ private:
+  bool copy_;
+  std::vector<std::vector<std::size_t>> kept_;
+};
+
 class CommImpl {
  public:
   // Creates the transport, joins through `join` with this rank's card
@@ -72,32 +97,60 @@ class CommImpl {
 
   // `timeout` 0: options().timeout.
   using Timeout = std::chrono::milliseconds;
-  void allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op, Timeout timeout = {});
-  void bcast(void* buf, std::size_t count, DataType type, int root, Timeout timeout = {});
-  void barrier(Timeout timeout = {});
+  // The collectives run in `mode`: blocking returns once this rank's part
+  // is complete (and returns null); issued returns at the call's first
+  // wait, with the call in flight (nonblocking.cpp). One body for both.
+  PendingCallPtr allreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
+                           Timeout timeout = {}, Mode mode = Mode::blocking);
+  PendingCallPtr bcast(void* buf, std::size_t count, DataType type, int root, Timeout timeout = {},
+                       Mode mode = Mode::blocking);
+  PendingCallPtr barrier(Timeout timeout = {}, Mode mode = Mode::blocking);
   // The MPI-style set (collective_set.cpp); arguments as in Comm, the
   // in-place sentinel resolved here.
-  void reduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op, int root,
-              Timeout timeout = {});
-  void allgather(const void* send, void* recv, std::size_t count, DataType type, Timeout timeout = {});
-  void allgatherv(const void* send, std::size_t count, void* recv, std::span<const std::size_t> counts,
-                  std::span<const std::size_t> displs, DataType type, Timeout timeout = {});
-  void reduce_scatter(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
-                      Timeout timeout = {});
-  void reduce_scatter_v(const void* send, void* recv, std::span<const std::size_t> counts, DataType type,
-                        ReduceOp op, Timeout timeout = {});
-  void alltoall(const void* send, void* recv, std::size_t count, DataType type, Timeout timeout = {});
-  void alltoallv(const void* send, std::span<const std::size_t> send_counts, std::span<const std::size_t> send_displs,
-                 void* recv, std::span<const std::size_t> recv_counts, std::span<const std::size_t> recv_displs,
-                 DataType type, Timeout timeout = {});
-  void gather(const void* send, void* recv, std::size_t count, DataType type, int root, Timeout timeout = {});
-  void gatherv(const void* send, std::size_t count, void* recv, std::span<const std::size_t> counts,
-               std::span<const std::size_t> displs, DataType type, int root, Timeout timeout = {});
-  void scatter(const void* send, void* recv, std::size_t count, DataType type, int root, Timeout timeout = {});
-  void scatterv(const void* send, std::span<const std::size_t> counts, std::span<const std::size_t> displs,
-                void* recv, std::size_t count, DataType type, int root, Timeout timeout = {});
+  PendingCallPtr reduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op, int root,
+                        Timeout timeout = {}, Mode mode = Mode::blocking);
+  PendingCallPtr allgather(const void* send, void* recv, std::size_t count, DataType type, Timeout timeout = {},
+                           Mode mode = Mode::blocking);
+  PendingCallPtr allgatherv(const void* send, std::size_t count, void* recv, std::span<const std::size_t> counts,
+                            std::span<const std::size_t> displs, DataType type, Timeout timeout = {},
+                            Mode mode = Mode::blocking);
+  PendingCallPtr reduce_scatter(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
+                                Timeout timeout = {}, Mode mode = Mode::blocking);
+  PendingCallPtr reduce_scatter_v(const void* send, void* recv, std::span<const std::size_t> counts, DataType type,
+                                  ReduceOp op, Timeout timeout = {}, Mode mode = Mode::blocking);
+  PendingCallPtr alltoall(const void* send, void* recv, std::size_t count, DataType type, Timeout timeout = {},
+                          Mode mode = Mode::blocking);
+  PendingCallPtr alltoallv(const void* send, std::span<const std::size_t> send_counts,
+                           std::span<const std::size_t> send_displs, void* recv,
+                           std::span<const std::size_t> recv_counts, std::span<const std::size_t> recv_displs,
+                           DataType type, Timeout timeout = {}, Mode mode = Mode::blocking);
+  PendingCallPtr gather(const void* send, void* recv, std::size_t count, DataType type, int root,
+                        Timeout timeout = {}, Mode mode = Mode::blocking);
+  PendingCallPtr gatherv(const void* send, std::size_t count, void* recv, std::span<const std::size_t> counts,
+                         std::span<const std::size_t> displs, DataType type, int root, Timeout timeout = {},
+                         Mode mode = Mode::blocking);
+  PendingCallPtr scatter(const void* send, void* recv, std::size_t count, DataType type, int root,
+                         Timeout timeout = {}, Mode mode = Mode::blocking);
+  PendingCallPtr scatterv(const void* send, std::span<const std::size_t> counts, std::span<const std::size_t> displs,
+                          void* recv, std::size_t count, DataType type, int root, Timeout timeout = {},
+                          Mode mode = Mode::blocking);
   void send(const void* buf, std::size_t count, DataType type, int dest, int tag, Timeout timeout = {});
   std::size_t recv(void* buf, std::size_t count, DataType type, int source, int tag, Timeout timeout = {});
+  PendingCallPtr isend(const void* buf, std::size_t count, DataType type, int dest, int tag, Timeout timeout = {});
+  PendingCallPtr irecv(void* buf, std::size_t count, DataType type, int source, int tag, Timeout timeout = {});
+
+  // A request's calls (rcoll::Request; nonblocking.cpp); a settled call
+  // keeps its error for the request to throw. test() drives this thread's
+  // operations once without blocking; true once `call` is settled.
+  // wait_any() drives until one of `calls` (this communicator's, at least
+  // one) is settled, at the latest just past their deadlines, and returns
+  // its index.
+  bool test(PendingCall& call);
+  std::size_t wait_any(std::span<PendingCall* const> calls);
+  // For a Request destroyed while its call is pending: a peer may be
+  // waiting for this rank's part, which will never come, so the
+  // communicator breaks down (publishing why) and its peers fail at once.
+  void abandon(PendingCall& call) noexcept;
   // See Comm::abort.
   [[noreturn]] void abort(const std::string& reason);
 
@@ -117,6 +170,7 @@ class CommImpl {
   template <typename Body>
   void run(const diagnostics::CallInfo& call, Timeout timeout, Body&& body) {
     auto label = [&call] { return call.label(); };
+    if (!pending_.empty()) settle_finished();
     ensure_usable(label);
     Timeout span = timeout.count() > 0 ? timeout : options_.timeout;
     Deadline deadline = Deadline::after(span);
@@ -138,12 +192,61 @@ class CommImpl {
     }
     state_->leave(true);
   }
+  // Issues `body` (as run() would run it) as an operation: it runs until
+  // its first wait and is then left to the waits of this thread. A body
+  // that also takes the PendingCall& may write its results there.
+  template <typename Body>
+  PendingCallPtr issue(const diagnostics::CallInfo& call, Timeout timeout, Body&& body,
+                       CallArrays arrays = CallArrays(Mode::blocking)) {
+    if (!pending_.empty()) settle_finished();
+    ensure_usable([&call] { return call.label(); });
+    const Timeout span = timeout.count() > 0 ? timeout : options_.timeout;
+    auto pending = std::make_shared<PendingCall>(call, Deadline::after(span), *this);
+    pending->kept = std::move(arrays).take();
+    const auto start = pending->deadline.at() - span;
+    pending->watch.emplace(pending->call, *state_, call.collective() ? &*diagnosis_ : nullptr,
+                           diagnostics::FailureWatch(&*failures_, rank(), start),
+                           start + diagnostics::HangDiagnosis::slow_after(span));
+    PendingCall* p = pending.get();
+    pending->operation = transport::start(*transport_, [this, p, body = std::forward<Body>(body)]() mutable {
+      transport::ScopedWaitObserver observe(&*p->watch, spin_);
+      auto label = [p] { return p->call.label(); };
+      try {
+        if constexpr (std::is_invocable_v<Body&, Deadline, const LazyText&, PendingCall&>)
+          body(p->deadline, LazyText(label), *p);
+        else
+          body(p->deadline, LazyText(label));
+      } catch (const std::bad_alloc&) {
+        throw_out_of_memory(p->call);
+      }
+    });
+    pending_.push_back(pending);
+    return pending;
+  }
+  // run() or issue(), as `mode` says; null when blocking.
+  template <typename Body>
+  PendingCallPtr run_in(Mode mode, const diagnostics::CallInfo& call, Timeout timeout, Body&& body,
+                        CallArrays arrays = CallArrays(Mode::blocking)) {
+    if (mode == Mode::issued) return issue(call, timeout, std::forward<Body>(body), std::move(arrays));
+    run(call, timeout, body);
+    return nullptr;
+  }
+  // Settles every pending call whose operation has finished (settle()).
+  void settle_finished();
+  // Handles the outcome of `call`'s finished operation as a blocking call's
+  // (fail(): a TimeoutError or IoError breaks the communicator) and keeps
+  // the error for the request.
+  void settle(PendingCall& call) noexcept;
+  // Cancels and settles every pending call with IoError "`why`" (the
+  // communicator broke down or is being destroyed).
+  void cancel_pending(const std::string& why) noexcept;
   // Posts one point-to-point request: post_request() returns it. Errors
   // take the same path as in run(). A request that is already done needs
   // no run(): no deadline, no wait, no call state (a small send usually
   // leaves inside isend), which is most of a small message's overhead.
   template <typename Post>
   transport::RequestPtr post(const diagnostics::CallInfo& call, Post&& post_request) {
+    if (!pending_.empty()) settle_finished();
     ensure_usable([&call] { return call.label(); });
     try {
       try {
@@ -171,19 +274,25 @@ class CommImpl {
   [[noreturn]] void rethrow_broken();
   // At the timeout of send `call`: "; <why>" (diagnostics/blocked_send.hpp), or "".
   std::string blocked_send_clause(const diagnostics::CallInfo& call);
+  // The checks of send / isend and recv / irecv (InvalidArgument), and their description.
+  diagnostics::CallInfo send_call(const void* buf, std::size_t count, DataType type, int dest, int tag,
+                                  Timeout timeout) const;
+  diagnostics::CallInfo recv_call(const void* buf, std::size_t count, DataType type, int source, int tag,
+                                  Timeout timeout) const;
   void break_down(int peer, const Error& error);
   std::uint64_t next_sequence() noexcept { return sequence_++; }
   // The constructor's steps: join with this rank's card and connect the
   // transport to its peers; then measure the link and make the plan.
   void join_job(const JoinFunction& join, Deadline deadline);
   void plan_job(Deadline deadline);
-  // Runs collective `call` as the plan's `choice` says: the RCOLL_CHECK
-  // exchange when asked, then schedule(context) with the call's tags,
-  // deadline and label and the choice's segment and depth.
+  // Runs or issues collective `call` as the plan's `choice` says: the
+  // RCOLL_CHECK exchange when asked, then schedule(context) with the call's
+  // tags, deadline and label and the choice's segment and depth. The
+  // schedule is kept by value: an issued call outlives its caller's frame.
   template <typename Choice, typename Schedule>
-  void run_collective(const diagnostics::CallInfo& call, const Choice& choice, Timeout timeout,
-                      Schedule&& schedule) {
-    run(call, timeout, [&](Deadline deadline, const LazyText& label) {
+  PendingCallPtr run_collective(Mode mode, const diagnostics::CallInfo& call, const Choice& choice, Timeout timeout,
+                                Schedule schedule, CallArrays arrays = CallArrays(Mode::blocking)) {
+    auto body = [this, call, choice, schedule](Deadline deadline, const LazyText& label) {
       const auto algorithm = choice.algorithm->id;
       if (log::get().should_log(spdlog::level::debug))
         log::debug("{}: algorithm {}, segment {}", label.str(), to_string(algorithm), choice.segment);
@@ -192,7 +301,8 @@ class CommImpl {
         diagnostics::check_call(*transport_, call, static_cast<std::uint8_t>(algorithm), check_tag(call.sequence),
                                 deadline, label);
       schedule(collectives::Context{*transport_, tags, deadline, choice.segment, choice.depth, label});
-    });
+    };
+    return run_in(mode, call, timeout, std::move(body), std::move(arrays));
   }
 
   Options options_;
@@ -212,6 +322,8 @@ class CommImpl {
   transport::SpinMode spin_ = transport::SpinMode::pure;
   std::uint64_t sequence_ = 0;
   std::string broken_reason_;
+  // The issued calls not yet settled, in issue order.
+  std::vector<PendingCallPtr> pending_;
   CallGuard call_guard_;
 };
 
