@@ -4,10 +4,10 @@
 // not overlap): a call made while another thread's call on the same Comm
 // is running throws InvalidArgument naming both, and the running call goes
 // on unaffected (abort() alone may come from any thread). Different Comms
-// are independent. Every call is blocking and
-// returns when this rank's part is complete; every wait honours the
-// communicator's timeout (Options::timeout, RCOLL_TIMEOUT), or the call's
-// own when its trailing CallOptions sets one.
+// are independent. A blocking call returns when this rank's part is
+// complete; an i-call returns a Request (rcoll/request.hpp) for a call in
+// flight. Every wait honours the communicator's timeout (Options::timeout,
+// RCOLL_TIMEOUT), or the call's own when its trailing CallOptions sets one.
 //
 // All ranks must call the same collectives in the same order with matching
 // count, dtype, op and root (as in MPI). RCOLL_CHECK=1 (Options::check)
@@ -28,6 +28,7 @@
 #include <type_traits>
 
 #include "rcoll/options.hpp"
+#include "rcoll/request.hpp"
 #include "rcoll/types.hpp"
 
 namespace rcoll {
@@ -139,6 +140,40 @@ class Comm {
   void send(const void* buf, std::size_t count, DataType type, int dest, int tag, const CallOptions& call = {});
   std::size_t recv(void* buf, std::size_t count, DataType type, int source, int tag, const CallOptions& call = {});
 
+  // Non-blocking forms (rcoll/request.hpp): the arguments, checks and
+  // results of the blocking call of the same name; an argument error is
+  // thrown by the i-call itself, before anything is issued. The buffers
+  // belong to the call until its Request completes. irecv's element count
+  // is the completed Request's count().
+  Request iallreduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
+                     const CallOptions& call = {});
+  Request iallreduce(void* inout, std::size_t count, DataType type, ReduceOp op, const CallOptions& call = {});
+  Request ibcast(void* buf, std::size_t count, DataType type, int root, const CallOptions& call = {});
+  Request ibarrier(const CallOptions& call = {});
+  Request ireduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op, int root,
+                  const CallOptions& call = {});
+  Request iallgather(const void* send, void* recv, std::size_t count, DataType type, const CallOptions& call = {});
+  Request iallgatherv(const void* send, std::size_t count, void* recv, std::span<const std::size_t> counts,
+                      std::span<const std::size_t> displs, DataType type, const CallOptions& call = {});
+  Request ireduce_scatter(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
+                          const CallOptions& call = {});
+  Request ireduce_scatter_v(const void* send, void* recv, std::span<const std::size_t> counts, DataType type,
+                            ReduceOp op, const CallOptions& call = {});
+  Request ialltoall(const void* send, void* recv, std::size_t count, DataType type, const CallOptions& call = {});
+  Request ialltoallv(const void* send, std::span<const std::size_t> send_counts,
+                     std::span<const std::size_t> send_displs, void* recv, std::span<const std::size_t> recv_counts,
+                     std::span<const std::size_t> recv_displs, DataType type, const CallOptions& call = {});
+  Request igather(const void* send, void* recv, std::size_t count, DataType type, int root,
+                  const CallOptions& call = {});
+  Request igatherv(const void* send, std::size_t count, void* recv, std::span<const std::size_t> counts,
+                   std::span<const std::size_t> displs, DataType type, int root, const CallOptions& call = {});
+  Request iscatter(const void* send, void* recv, std::size_t count, DataType type, int root,
+                   const CallOptions& call = {});
+  Request iscatterv(const void* send, std::span<const std::size_t> counts, std::span<const std::size_t> displs,
+                    void* recv, std::size_t count, DataType type, int root, const CallOptions& call = {});
+  Request isend(const void* buf, std::size_t count, DataType type, int dest, int tag, const CallOptions& call = {});
+  Request irecv(void* buf, std::size_t count, DataType type, int source, int tag, const CallOptions& call = {});
+
   // Ends the whole job: publishes `reason` to every rank through the
   // bootstrap service (bounded by one second), prints
   // "rcoll: rank R aborted: <reason>" on stderr and ends this process at
@@ -168,6 +203,18 @@ class Comm {
   template <typename T>
   std::size_t recv(std::span<T> buf, int source, int tag, const CallOptions& call = {}) {
     return recv(buf.data(), buf.size(), dtype_of_v<T>, source, tag, call);
+  }
+  template <typename T>
+  Request iallreduce(std::span<T> inout, ReduceOp op, const CallOptions& call = {}) {
+    return iallreduce(inout.data(), inout.size(), dtype_of_v<std::remove_const_t<T>>, op, call);
+  }
+  template <typename T>
+  Request isend(std::span<const T> buf, int dest, int tag, const CallOptions& call = {}) {
+    return isend(buf.data(), buf.size(), dtype_of_v<T>, dest, tag, call);
+  }
+  template <typename T>
+  Request irecv(std::span<T> buf, int source, int tag, const CallOptions& call = {}) {
+    return irecv(buf.data(), buf.size(), dtype_of_v<T>, source, tag, call);
   }
 
   // Typed forms of the uniform calls; span lengths are checked

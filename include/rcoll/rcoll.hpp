@@ -5,5 +5,6 @@
 #include "rcoll/comm.hpp"
 #include "rcoll/errors.hpp"
 #include "rcoll/options.hpp"
+#include "rcoll/request.hpp"
 #include "rcoll/types.hpp"
 #include "rcoll/version.hpp"

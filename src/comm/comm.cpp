@@ -9,9 +9,9 @@
 #include "bootstrap/in_memory.hpp"
 #include "bootstrap/tcp_client.hpp"
 #include "bootstrap/tcp_server.hpp"
-#include "comm/call_guard.hpp"
 #include "comm/comm_impl.hpp"
 #include "comm/environment.hpp"
+#include "comm/public_call.hpp"
 #include "comm/validate.hpp"
 #include "common/log.hpp"
 #include "diagnostics/call_info.hpp"
@@ -96,45 +96,9 @@ Comm::Comm(Comm&&) noexcept = default;
 Comm& Comm::operator=(Comm&&) noexcept = default;
 Comm::~Comm() = default;
 
-namespace {
-
 using diagnostics::CallKind;
-
-[[noreturn, gnu::cold]] void throw_moved_from(std::string_view call) {
-  throw InvalidArgument(std::string(call) + ": this Comm was moved from; use the Comm it was moved to");
-}
-
-[[noreturn, gnu::cold]] void throw_out_of_memory(int rank, CallKind kind, std::size_t count, DataType type) {
-  throw ResourceError("rank " + std::to_string(rank) + ": " + std::string(diagnostics::to_string(kind)) + " of " +
-                      std::to_string(count) + " x " + std::string(to_string(type)) +
-                      ": out of memory (std::bad_alloc) before anything was sent");
-}
-
-// The implementation behind `comm` for a call named `call`: InvalidArgument
-// when the Comm was moved from (its implementation went with the move).
-comm::CommImpl& checked(const std::unique_ptr<comm::CommImpl>& impl, std::string_view call) {
-  if (!impl) [[unlikely]]
-    throw_moved_from(call);
-  return *impl;
-}
-
-// Runs one communicating call: holds the communicator's call guard
-// (comm/call_guard.hpp) for its duration, and turns a std::bad_alloc that
-// reaches this boundary into a ResourceError (those met while the call
-// communicated became one inside CommImpl::run already).
-template <typename Body>
-auto public_call(const std::unique_ptr<comm::CommImpl>& impl, CallKind kind, std::size_t count, DataType type,
-                 Body&& body) {
-  comm::CommImpl& c = checked(impl, diagnostics::to_string(kind));
-  comm::CallGuard::Scope scope(c.call_guard(), c.rank(), kind);
-  try {
-    return body(c);
-  } catch (const std::bad_alloc&) {
-    throw_out_of_memory(c.rank(), kind, count, type);
-  }
-}
-
-}  // namespace
+using comm::checked;
+using comm::public_call;
 
 int Comm::rank() const { return checked(impl_, "rank").rank(); }
 int Comm::size() const { return checked(impl_, "size").size(); }
