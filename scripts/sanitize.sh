@@ -19,7 +19,8 @@
 # What is built and run (the library is always built whole):
 #   asan  every tests/unit/*_test executable; CTEST_ARGS default `-L unit`.
 #   tsan  only the unit tests that start threads (their source mentions
-#         std::thread, std::jthread, std::async, run_comms or run_ranks),
+#         std::thread, std::jthread, std::async, run_comms, run_ranks or
+#         run_comm_ranks),
 #         minus rdma_* (they skip without an RDMA device, as in CI): the
 #         threaded collective suites (collectives_*_test: every
 #         collective with ranks as threads over inproc and tcp), the
@@ -99,7 +100,7 @@ cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CX
 # Only what the unit suites need: the library, the selected test executables.
 targets=$(cmake --build "$BUILD_DIR" --target help | sed -n 's/^\([A-Za-z0-9_]*_test\): .*/\1/p')
 if [ "$MODE" = tsan ]; then
-  threaded=$(grep -lE 'std::(j?thread|async)|run_comms|run_ranks' tests/unit/*_test.cpp |
+  threaded=$(grep -lE 'std::(j?thread|async)|run_comms|run_ranks|run_comm_ranks' tests/unit/*_test.cpp |
     sed 's|.*/||; s|\.cpp$||' | grep -v '^rdma_')
   targets=$(comm -12 <(echo "$targets" | sort) <(echo "$threaded" | sort))
   [ ${#CTEST_ARGS[@]} -gt 0 ] ||

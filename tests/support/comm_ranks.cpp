@@ -18,7 +18,7 @@ void run_comm_ranks(const std::string& backend, int size, const Options& base,
     options.rank = rank;
     options.size = size;
     options.bootstrap = "in-memory";
-    options.transport = TransportKind::tcp;
+    options.transport = backend == "rdma" ? TransportKind::rdma : TransportKind::tcp;
     if (adjust) adjust(options);
     auto join = [&](const std::string& blob, Deadline deadline) { return rendezvous->join(rank, blob, deadline); };
     comm::TransportFactory make;
