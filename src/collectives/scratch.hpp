@@ -6,7 +6,9 @@
 // fresh mapping and its page faults each time, each thread keeps the two
 // largest released scratch buffers (up to keep_limit bytes each) and the
 // next call on that thread reuses the smallest that is large enough and
-// on the current node.
+// on the current node. A thread with several non-blocking calls in flight
+// may hold more than two at once: the others are mapped for their call and
+// compete for the two places when released.
 #pragma once
 
 #include <cstddef>
