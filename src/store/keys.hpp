@@ -52,7 +52,8 @@ inline std::string rdma_ready(int from, int to) { return rdma(from, to) + "/read
 
 // Why `rank` left the job (a crash or a normal exit): written only by the
 // bootstrap service, when the rank's connection closes after the job formed
-// (and by the in-memory rendezvous when a rank's Bootstrap is destroyed);
+// (and by the in-memory rendezvous and the store bootstrap when a rank's
+// Bootstrap is destroyed: a rank that dies records nothing there);
 // read by the RDMA connector while it waits for that rank's keys. The
 // bootstrap refuses a set of any key under the prefix, so the record can be
 // neither forged nor pre-empted. Absent while the rank is in the job, and
@@ -60,5 +61,14 @@ inline std::string rdma_ready(int from, int to) { return rdma(from, to) + "/read
 // published keys before it went: a reader waiting for one looks again.
 inline constexpr char departed_prefix[] = "departed/";
 inline std::string departed(int rank) { return std::string(departed_prefix) + std::to_string(rank); }
+
+// A rank's endpoint (its rank card) in a communicator built on a caller's
+// store: written by that rank as it joins, read by every rank
+// (bootstrap/store_bootstrap.hpp).
+inline std::string member(int rank) { return "member/" + std::to_string(rank); }
+
+// That the rank entered bootstrap barrier number `index` (0, 1, ... per
+// communicator), on a caller's store: written by the rank, read by all.
+inline std::string barrier_prefix(std::uint64_t index) { return "barrier/" + std::to_string(index) + "/"; }
 
 }  // namespace rcoll::store::keys
