@@ -29,6 +29,7 @@
 
 #include "rcoll/options.hpp"
 #include "rcoll/request.hpp"
+#include "rcoll/store.hpp"
 #include "rcoll/types.hpp"
 
 namespace rcoll {
@@ -52,6 +53,13 @@ class Comm {
   static Comm from_env();
   // Joins the job described by `options`; blocks until every rank joined.
   static Comm create(const Options& options);
+  // Joins through a key-value store every rank reaches (rcoll/store.hpp)
+  // instead of rcoll's bootstrap service: `options` gives rank, size,
+  // job_token, transport and timeout (bootstrap and host_bootstrap are not
+  // used). Ranks on several hosts name the interface peers reach them on
+  // (socket_ifname, RCOLL_SOCKET_IFNAME); without it TCP listens on
+  // loopback. `store` must outlive the communicator.
+  static Comm create(const Options& options, Store& store);
 
   explicit Comm(std::unique_ptr<comm::CommImpl> impl);
   Comm(Comm&&) noexcept;

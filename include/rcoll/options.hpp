@@ -39,7 +39,8 @@ struct Options {
   std::string job_token;
   TransportKind transport = TransportKind::automatic;
   // Interface name ("eth0") or IPv4 address that peers should use to reach
-  // this rank over TCP. Empty: the address the bootstrap service sees.
+  // this rank over TCP. Empty: the address the bootstrap service sees
+  // (on a caller's store, Comm::create(options, store): loopback).
   std::string socket_ifname;
   // Deadline for joining and for every blocking call (collective, send, recv).
   std::chrono::milliseconds timeout{std::chrono::seconds(300)};

@@ -6,5 +6,6 @@
 #include "rcoll/errors.hpp"
 #include "rcoll/options.hpp"
 #include "rcoll/request.hpp"
+#include "rcoll/store.hpp"
 #include "rcoll/types.hpp"
 #include "rcoll/version.hpp"

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "bootstrap/in_memory.hpp"
+#include "bootstrap/store_bootstrap.hpp"
 #include "bootstrap/tcp_client.hpp"
 #include "bootstrap/tcp_server.hpp"
 #include "comm/comm_impl.hpp"
@@ -15,6 +16,7 @@
 #include "comm/validate.hpp"
 #include "common/log.hpp"
 #include "diagnostics/call_info.hpp"
+#include "store/caller_store.hpp"
 #include "topology/apply.hpp"
 #include "rcoll/comm.hpp"
 #include "rcoll/errors.hpp"
@@ -40,6 +42,7 @@ namespace {
 // What Comm::create does; it turns a std::bad_alloc from here into a ResourceError.
 Comm create_comm(const Options& options) {
   comm::validate_options(options);
+  comm::validate_service_options(options);
   log::set_rank(options.rank);
   if (options.size == 1 && options.bootstrap.empty()) {
     // A job of one rank needs no service: join a rendezvous of one.
@@ -74,14 +77,38 @@ Comm create_comm(const Options& options) {
   return Comm(std::make_unique<comm::CommImpl>(options, join, std::move(server)));
 }
 
+// What Comm::create(options, store) does: the join goes through the
+// caller's store (bootstrap/store_bootstrap.hpp), no service is started.
+Comm create_comm_on_store(const Options& options, Store& store) {
+  comm::validate_options(options);
+  comm::validate_store_options(options);
+  log::set_rank(options.rank);
+  auto join = [&](const std::string& blob, Deadline deadline) -> std::unique_ptr<bootstrap::Bootstrap> {
+    return std::make_unique<bootstrap::StoreBootstrap>(std::make_unique<store::CallerStore>(store), options.rank,
+                                                       options.size, blob, deadline);
+  };
+  return Comm(std::make_unique<comm::CommImpl>(options, join, nullptr));
+}
+
+[[noreturn]] void throw_join_out_of_memory(int rank) {
+  throw ResourceError("rank " + std::to_string(rank) + ": create: out of memory (std::bad_alloc) while joining the job");
+}
+
 }  // namespace
 
 Comm Comm::create(const Options& options) {
   try {
     return create_comm(options);
   } catch (const std::bad_alloc&) {
-    throw ResourceError("rank " + std::to_string(options.rank) +
-                        ": create: out of memory (std::bad_alloc) while joining the job");
+    throw_join_out_of_memory(options.rank);
+  }
+}
+
+Comm Comm::create(const Options& options, Store& store) {
+  try {
+    return create_comm_on_store(options, store);
+  } catch (const std::bad_alloc&) {
+    throw_join_out_of_memory(options.rank);
   }
 }
 

@@ -22,16 +22,24 @@ void validate_options(const Options& o) {
   if (o.size < 1) invalid(o.rank < 0 ? -1 : o.rank, "create", "world size " + std::to_string(o.size) + " must be at least 1");
   if (o.rank < 0 || o.rank >= o.size)
     invalid(-1, "create", "rank " + std::to_string(o.rank) + " is outside 0.." + std::to_string(o.size - 1));
-  if (o.size > 1 && o.bootstrap.empty())
-    invalid(o.rank, "create",
-            "no bootstrap address: set RCOLL_BOOTSTRAP=host:port (or MASTER_ADDR and MASTER_PORT), "
-            "or start the job with rcoll-run");
-  if (o.host_bootstrap && o.rank != 0) invalid(o.rank, "create", "only rank 0 can host the bootstrap service");
   if (o.timeout.count() <= 0) invalid(o.rank, "create", "timeout must be positive");
   if (o.segment_bytes != 0 && o.segment_bytes < min_segment_bytes)
     invalid(o.rank, "create",
             "segment_bytes (RCOLL_SEGMENT_BYTES) " + std::to_string(o.segment_bytes) + " is below the minimum of " +
                 std::to_string(min_segment_bytes) + " bytes (or 0 for the transport's default)");
+}
+
+void validate_service_options(const Options& o) {
+  if (o.size > 1 && o.bootstrap.empty())
+    invalid(o.rank, "create",
+            "no bootstrap address: set RCOLL_BOOTSTRAP=host:port (or MASTER_ADDR and MASTER_PORT), "
+            "or start the job with rcoll-run");
+  if (o.host_bootstrap && o.rank != 0) invalid(o.rank, "create", "only rank 0 can host the bootstrap service");
+}
+
+void validate_store_options(const Options& o) {
+  if (o.host_bootstrap)
+    invalid(o.rank, "create", "host_bootstrap asks for rcoll's bootstrap service, which a store replaces");
 }
 
 void throw_bad_dtype(int rank, std::string_view call, DataType type) {

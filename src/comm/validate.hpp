@@ -19,6 +19,11 @@
 namespace rcoll::comm {
 
 void validate_options(const Options& options);
+// What a communicator built through rcoll's bootstrap service needs
+// (an address; only rank 0 hosts the service), and one built on a store
+// (Comm::create(options, store): no service to host).
+void validate_service_options(const Options& options);
+void validate_store_options(const Options& options);
 
 // The error paths of the checks below.
 [[noreturn, gnu::cold]] void throw_bad_dtype(int rank, std::string_view call, DataType type);
