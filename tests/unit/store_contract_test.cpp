@@ -1,22 +1,30 @@
 // The store contract (store/store.hpp) on every implementation: the
-// in-memory rendezvous and the TCP rank service's client (a real server on
-// 127.0.0.1), ranks as threads. A store that is added (a user's) is added
-// to the list at the bottom.
+// in-memory rendezvous, the TCP rank service's client (a real server on
+// 127.0.0.1), and the bootstrap over a caller's store (store_bootstrap.hpp)
+// on rcoll's InMemoryStore and on a FileStore per rank in one directory;
+// ranks as threads. A store that is added is added to the list at the
+// bottom.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <functional>
 #include <latch>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "bootstrap/in_memory.hpp"
+#include "bootstrap/store_bootstrap.hpp"
 #include "bootstrap/tcp_client.hpp"
 #include "bootstrap/tcp_server.hpp"
 #include "rcoll/errors.hpp"
+#include "rcoll/store.hpp"
+#include "store/caller_store.hpp"
 #include "store/store.hpp"
+#include "support/scratch_directory.hpp"
 #include "support/run_ranks.hpp"
 
 namespace rcoll::store {
@@ -40,6 +48,10 @@ class StoreJob {
   StoreJob(const std::string& kind, int size) : size_(size) {
     if (kind == "in_memory") {
       rendezvous_ = std::make_unique<bootstrap::InMemoryRendezvous>(size);
+    } else if (kind == "caller_memory") {
+      memory_ = std::make_unique<InMemoryStore>();
+    } else if (kind == "caller_file") {
+      directory_ = std::make_unique<test::ScratchDirectory>();
     } else {
       server_ = std::make_unique<bootstrap::BootstrapServer>(server_config(size));
       server_->start();
@@ -55,10 +67,25 @@ class StoreJob {
  private:
   std::unique_ptr<bootstrap::Bootstrap> join(int rank) {
     if (rendezvous_) return rendezvous_->join(rank, "", soon());
+    if (memory_ || directory_) {
+      // Each rank has its own FileStore object, as ranks in processes do.
+      std::shared_ptr<rcoll::Store> caller;
+      if (memory_) caller = std::shared_ptr<rcoll::Store>(memory_.get(), [](rcoll::Store*) {});
+      else caller = std::make_shared<FileStore>(directory_->path());
+      {
+        std::lock_guard lock(mutex_);
+        callers_.push_back(caller);
+      }
+      return std::make_unique<bootstrap::StoreBootstrap>(std::make_unique<CallerStore>(*caller), rank, size_, "", soon());
+    }
     return bootstrap::join_tcp(bootstrap::JoinRequest{server_->address(), "store-token", rank, size_, ""}, soon());
   }
 
   int size_;
+  std::unique_ptr<InMemoryStore> memory_;
+  std::unique_ptr<test::ScratchDirectory> directory_;
+  std::mutex mutex_;
+  std::vector<std::shared_ptr<rcoll::Store>> callers_;  // outlive the ranks' bootstraps
   std::unique_ptr<bootstrap::InMemoryRendezvous> rendezvous_;
   std::unique_ptr<bootstrap::BootstrapServer> server_;
 };
@@ -86,7 +113,8 @@ TEST_P(StoreContract, KeysAreWriteOnce) {
       store.set("k", "other", soon());
       ADD_FAILURE() << "a second set with another value succeeded";
     } catch (const InvalidArgument& error) {
-      EXPECT_NE(std::string(error.what()).find("'k'"), std::string::npos) << error.what();
+      // A caller's store names it as stored, with rcoll's prefix ('rcoll/k').
+      EXPECT_NE(std::string(error.what()).find("k'"), std::string::npos) << error.what();
       EXPECT_NE(std::string(error.what()).find("write-once"), std::string::npos) << error.what();
     }
     EXPECT_EQ(store.get("k", soon()), "v");
@@ -148,7 +176,7 @@ TEST_P(StoreContract, WaitTimesOutNamingAMissingKey) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Stores, StoreContract, ::testing::Values("in_memory", "tcp"),
+INSTANTIATE_TEST_SUITE_P(Stores, StoreContract, ::testing::Values("in_memory", "tcp", "caller_memory", "caller_file"),
                          [](const auto& info) { return info.param; });
 
 // The in-memory store has no service to lose; the TCP one has.
