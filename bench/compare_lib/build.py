@@ -7,7 +7,8 @@ import os
 import subprocess
 
 FLAGS = ["-std=c++20", "-O2", "-Wall", "-Wextra"]
-BENCH_COMMON = ["args.cpp", "stats.cpp", "json.cpp", "size_result.cpp", "sizes.cpp", "aligned_buffer.cpp"]
+BENCH_COMMON = ["args.cpp", "stats.cpp", "json.cpp", "size_result.cpp", "sizes.cpp", "aligned_buffer.cpp",
+                "compute_loop.cpp", "overlap_report.cpp"]
 PEER_COMMON = ["peer_options.cpp", "peer_layout.cpp", "check_data.cpp", "peer_report.cpp"]
 LIMIT_COMMON = ["limit_report.cpp"]
 SOCKET_LIMIT_COMMON = LIMIT_COMMON + ["loopback_pair.cpp"]

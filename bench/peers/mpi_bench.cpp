@@ -1,4 +1,5 @@
-// mpi_bench: MPI_Allreduce, MPI_Bcast, MPI_Reduce, MPI_Allgather,
+// mpi_bench (--overlap: MPI_Iallreduce beside a computation, as
+// rcoll-bench --overlap): MPI_Allreduce, MPI_Bcast, MPI_Reduce, MPI_Allgather,
 // MPI_Reduce_scatter_block, MPI_Alltoall, MPI_Gather and MPI_Scatter
 // (float32, MPI_SUM) measured by the same loop, options and output as
 // rcoll-bench (common/peer_runner.hpp), for the side-by-side comparison
@@ -19,6 +20,8 @@
 
 #include "common/args.hpp"
 #include "common/json.hpp"
+#include "common/overlap.hpp"
+#include "common/overlap_report.hpp"
 #include "common/peer_runner.hpp"
 
 namespace rcoll::peers {
@@ -80,6 +83,46 @@ class MpiBackend {
   int root_ = 0;
 };
 
+// One prepared MPI_Iallreduce of `count` floats, as bench/common/overlap.hpp
+// drives it (rcoll-bench --overlap measures rcoll's the same way).
+class MpiOverlap {
+ public:
+  explicit MpiOverlap(std::size_t count) : send_(count, 1.0f), recv_(count) {}
+
+  void run_blocking() { MPI_Allreduce(send_.data(), recv_.data(), count(), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); }
+  void start() { MPI_Iallreduce(send_.data(), recv_.data(), count(), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &request_); }
+  void test() {
+    int done = 0;
+    MPI_Test(&request_, &done, MPI_STATUS_IGNORE);
+  }
+  void wait() { MPI_Wait(&request_, MPI_STATUS_IGNORE); }
+  void barrier() { MPI_Barrier(MPI_COMM_WORLD); }
+  void max_over_ranks(std::vector<double>& seconds) {
+    MPI_Allreduce(MPI_IN_PLACE, seconds.data(), static_cast<int>(seconds.size()), MPI_DOUBLE, MPI_MAX,
+                  MPI_COMM_WORLD);
+  }
+
+ private:
+  int count() const { return static_cast<int>(send_.size()); }
+  std::vector<float> send_, recv_;
+  MPI_Request request_ = MPI_REQUEST_NULL;
+};
+
+int run_overlap(const PeerRunInfo& info, int rank, int size) {
+  rcoll::bench::ComputeLoop loop;
+  if (rank == 0) rcoll::bench::print_overlap_header(stdout, info.library + " (" + info.version + ")", size,
+                                                    info.options.poll_every_us);
+  for (std::size_t bytes : peer_sweep(info.options)) {
+    const std::size_t count = bytes / sizeof(float);
+    if (count == 0) continue;
+    MpiOverlap backend(count);
+    const auto result = rcoll::bench::measure_overlap(backend, loop, info.options.warmup, info.options.iters,
+                                                      info.options.poll_every_us);
+    if (rank == 0) rcoll::bench::print_overlap_row(stdout, count * sizeof(float), result);
+  }
+  return 0;
+}
+
 // The first line of MPI_Get_library_version.
 std::string library_version() {
   char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
@@ -116,7 +159,7 @@ int main(int argc, char** argv) {
   info.host = rcoll::bench::host_name();
   int status = 0;
   try {
-    status = run_peer_sweep(backend, info);
+    status = info.options.overlap ? run_overlap(info, backend.rank(), backend.size()) : run_peer_sweep(backend, info);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mpi_bench: rank %d: %s\n", backend.rank(), e.what());
     MPI_Abort(MPI_COMM_WORLD, 1);

@@ -14,6 +14,7 @@
 #include "common/json.hpp"
 #include "layout.hpp"
 #include "options.hpp"
+#include "overlap_run.hpp"
 #include "report.hpp"
 #include "runner.hpp"
 
@@ -86,7 +87,7 @@ int main(int argc, char** argv) {
     rcoll::Comm comm = rcoll::Comm::from_env();
     info.ranks = comm.size();
     info.transport = comm.transport_name();
-    return run_benchmark(comm, info);
+    return info.options.overlap ? run_overlap(comm, info) : run_benchmark(comm, info);
   } catch (const std::exception& e) {
     // rcoll errors already name the rank, peer and step.
     std::fprintf(stderr, "rcoll-bench: %s\n", e.what());

@@ -32,6 +32,10 @@ constexpr const char* kUsage =
     "  --check             verify results; exit 1 on any wrong element\n"
     "  --json FILE         also write the results as JSON (rank 0)\n"
     "  --print-plan        rank 0 prints the communicator's algorithm plan first\n"
+    "  --overlap           allreduce only: how much of an iallreduce a computation\n"
+    "                      of the same length hides (comm, compute, overlap, hidden)\n"
+    "  --poll-every US     with --overlap: the computation calls test() every US\n"
+    "                      microseconds; 0: only wait() at its end (default 10)\n"
     "sizes take K, M, G suffixes (binary: 1K = 1024). As in nccl-tests, a size is\n"
     "the vector of allreduce, bcast and reduce; a rank's receive buffer for\n"
     "allgather, the root's for gather; a rank's send buffer for reduce_scatter and\n"
@@ -103,11 +107,13 @@ const OptionTable<BenchOptions>& option_table() {
           {"--root", [](O& o, V v) { o.root = parse_int("--root", v, 0); }},
           {"--algo", [](O& o, V v) { o.algo = v; }},
           {"--json", [](O& o, V v) { o.json_path = v; }},
+          {"--poll-every", [](O& o, V v) { o.poll_every_us = parse_int("--poll-every", v, 0); }},
       },
       .flags = {
           {"--inplace", [](O& o) { o.inplace = true; }},
           {"--check", [](O& o) { o.check = true; }},
           {"--print-plan", [](O& o) { o.print_plan = true; }},
+          {"--overlap", [](O& o) { o.overlap = true; }},
           {"--help", [](O& o) { o.help = true; }},
           {"-h", [](O& o) { o.help = true; }},
       },
@@ -166,6 +172,8 @@ BenchOptions parse_options(const std::vector<std::string>& args) {
   if (!options.algo.empty()) validate_algo(options.op, options.algo);
   if (options.inplace && options.op == BenchOp::alltoall)
     throw UsageError("--inplace does not apply to --op alltoall (it has no in-place form)");
+  if (options.overlap && options.op != BenchOp::allreduce)
+    throw UsageError("--overlap measures --op allreduce only");
   if (options.sizes.empty() && options.min_bytes > options.max_bytes)
     throw UsageError("--min-bytes is larger than --max-bytes");
   return options;

@@ -32,6 +32,8 @@ struct BenchOptions {
   bool check = false;
   bool print_plan = false;  // rank 0 prints Comm::describe_plan() as '#' lines first
   std::string json_path;
+  bool overlap = false;     // --overlap: the overlap measurement (common/overlap.hpp) instead of the sweep
+  int poll_every_us = 10;   // with --overlap: test() interval in the computation; 0: never
   bool help = false;
 };
 

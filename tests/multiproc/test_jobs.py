@@ -191,6 +191,20 @@ class Jobs(unittest.TestCase):
                     self.assert_ok(result)
                     self.assertRegex(result.stdout, r"# errors: 0")
 
+    def test_bench_overlap_reports_every_size(self):
+        # rcoll-bench --overlap: a row per size with positive times and a hidden share in 0..100 %.
+        result = launch(2, BENCH, "--overlap", "--sizes", "4K,256K", "--iters", "3", "--warmup", "1")
+        self.assert_ok(result)
+        rows = [line.split()[1:] for line in result.stdout.splitlines()
+                if line.startswith("[0]") and not line.startswith("[0] #")]
+        self.assertEqual([row[0] for row in rows], ["4096", "262144"], result.stdout)
+        for row in rows:
+            comm_us, compute_us, overlap_us, hidden = map(float, row[1:])
+            self.assertGreater(comm_us, 0)
+            self.assertGreater(compute_us, 0)
+            self.assertGreater(overlap_us, 0)
+            self.assertTrue(0 <= hidden <= 100, row)
+
     def test_examples(self):
         for n in (1, 3, 5):
             for example in ("dot_product", "heat1d"):

@@ -68,6 +68,16 @@ TEST(RcollBenchOptions, InPlaceIsRejectedForAlltoallOnly) {
   EXPECT_FALSE(has_in_place_form(BenchOp::alltoall));
 }
 
+TEST(RcollBenchOptions, OverlapMeasuresAllreduceOnlyAndTakesAPollInterval) {
+  BenchOptions options = parse({"--overlap", "--poll-every", "0"});
+  EXPECT_TRUE(options.overlap);
+  EXPECT_EQ(options.poll_every_us, 0);
+  EXPECT_EQ(parse({"--overlap"}).poll_every_us, 10);
+  EXPECT_FALSE(parse({}).overlap);
+  EXPECT_THROW(parse({"--overlap", "--op", "bcast"}), UsageError);
+  EXPECT_THROW(parse({"--overlap", "--poll-every", "-1"}), UsageError);
+}
+
 TEST(RcollBenchOptions, RootsRedopsAndVariablesPerOp) {
   for (BenchOp op : kAllOps) {
     const bool rooted = op == BenchOp::bcast || op == BenchOp::reduce || op == BenchOp::gather ||

@@ -40,10 +40,12 @@ const bench::OptionTable<PeerOptions>& option_table() {
           {"--redop", [](O&, V v) { require("--redop", v, "sum"); }},
           {"--root", [](O& o, V v) { o.root = bench::parse_int("--root", v, 0); }},
           {"--json", [](O& o, V v) { o.json_path = v; }},
+          {"--poll-every", [](O& o, V v) { o.poll_every_us = bench::parse_int("--poll-every", v, 0); }},
       },
       .flags = {
           {"--inplace", [](O& o) { o.inplace = true; }},
           {"--check", [](O& o) { o.check = true; }},
+          {"--overlap", [](O& o) { o.overlap = true; }},
           {"--help", [](O& o) { o.help = true; }},
           {"-h", [](O& o) { o.help = true; }},
       },
@@ -74,6 +76,8 @@ PeerOptions parse_peer_options(const std::vector<std::string>& args) {
     throw UsageError("--min-bytes is larger than --max-bytes");
   if (options.inplace && options.op != PeerOp::allreduce && options.op != PeerOp::bcast)
     throw UsageError(std::string("--inplace is implemented for allreduce only, not --op ") + to_string(options.op));
+  if (options.overlap && options.op != PeerOp::allreduce)
+    throw UsageError("--overlap measures --op allreduce only");
   return options;
 }
 
@@ -95,6 +99,9 @@ std::string peer_usage(const std::string& program) {
          "  --inplace           one buffer for input and output (allreduce only)\n"
          "  --check             verify results; exit 1 on any wrong element\n"
          "  --json FILE         also write the results as JSON (rank 0), rcoll-bench's shape\n"
+         "  --overlap           allreduce: how much of the non-blocking form a computation of\n"
+         "                      the same length hides, as rcoll-bench --overlap\n"
+         "  --poll-every US     with --overlap: test the request every US microseconds (10)\n"
          "As in nccl-tests, a size is the vector of allreduce, bcast and reduce; a rank's\n"
          "receive buffer for allgather, the root's for gather; a rank's send buffer for\n"
          "reduce_scatter and alltoall, the root's for scatter; a rank's block is\n"

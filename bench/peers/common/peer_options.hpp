@@ -26,6 +26,8 @@ struct PeerOptions {
   bool inplace = false;  // allreduce only (a usage error for the blocked and rooted ops)
   bool check = false;
   std::string json_path;
+  bool overlap = false;    // the overlap measurement (bench/common/overlap.hpp), mpi_bench only
+  int poll_every_us = 10;  // with --overlap
   bool help = false;
 };
 
