@@ -10,8 +10,8 @@
 namespace rcoll::collectives {
 namespace {
 
-// initial-exec: touched on every send; see transport/wait.cpp.
-[[gnu::tls_model("initial-exec")]] thread_local BookkeepingPeak peak;
+// Touched on every send (the general TLS model: transport/request.cpp says why).
+thread_local BookkeepingPeak peak;
 
 // Destructors must not throw; a transport that fails to cancel is already broken.
 void cancel_one(transport::Transport& transport, const transport::RequestPtr& request) noexcept {

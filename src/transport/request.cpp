@@ -15,17 +15,19 @@ struct FreeList {
 // Owns the thread's list and frees its blocks at thread exit. A
 // thread_local with a destructor costs a TLS-init call on every access, so
 // it is touched once per thread (make_list); the per-message path reaches
-// the list through the plain pointers below. initial-exec: the library is
-// linked, not dlopen'ed, and these are read per message.
+// the list through the plain pointers below. No initial-exec model here or
+// anywhere in the library: it must load with dlopen (Python, plugins),
+// which a module with static-TLS variables cannot, and the general model's
+// __tls_get_addr call costs nanoseconds against a message's microseconds.
 struct ListOwner {
   FreeList list;
   ~ListOwner();
 };
 thread_local ListOwner owner;
-[[gnu::tls_model("initial-exec")]] constinit thread_local FreeList* free_list = nullptr;
+constinit thread_local FreeList* free_list = nullptr;
 // Set once the owner is gone: a request released later (by another
 // thread_local's destructor) goes straight back to operator delete.
-[[gnu::tls_model("initial-exec")]] constinit thread_local bool list_retired = false;
+constinit thread_local bool list_retired = false;
 
 ListOwner::~ListOwner() {
   list_retired = true;

@@ -23,11 +23,9 @@ constexpr unsigned check_every = 8;  // idle spins per clock read and yield
 // only the spinning driver progresses.
 constexpr auto elsewhere_slice = std::chrono::microseconds(1000);
 
-// initial-exec: every call sets these, and the default model for a shared
-// library costs a __tls_get_addr call per access. The library is linked,
-// not dlopen'ed, and the two fit in any static TLS reserve.
-[[gnu::tls_model("initial-exec")]] thread_local WaitObserver* current_observer = nullptr;
-[[gnu::tls_model("initial-exec")]] thread_local SpinMode current_spin = SpinMode::yield;
+// Set by every call (the general TLS model: transport/request.cpp says why).
+thread_local WaitObserver* current_observer = nullptr;
+thread_local SpinMode current_spin = SpinMode::yield;
 
 const Request* first_failed(std::span<const RequestPtr> requests) {
   for (const auto& r : requests)
