@@ -23,18 +23,16 @@ class CallWatch final : public transport::WaitObserver {
             Deadline::Clock::time_point slow_at)
       : call_(call), state_(state), diagnosis_(diagnosis), failures_(failures), slow_at_(slow_at) {}
 
-  void blocking(Deadline::Clock::time_point now, std::span<const transport::RequestPtr> requests,
-                const LazyText& step) override {
+  void blocking(Deadline::Clock::time_point now, std::span<const int> pending_peers, const LazyText& step) override {
     if (diagnosis_ != nullptr && now >= slow_at_) {
       diagnosis_->publish(call_);
       diagnosis_ = nullptr;
     }
     std::uint64_t generation = status::requests();
     if (generation != 0 && !state_.answered(generation) && state_.claim(generation)) {
-      auto peers = transport::pending_peers(requests);
-      status::print_waiting(state_.rank(), step, peers);
+      status::print_waiting(state_.rank(), step, pending_peers);
     }
-    failures_.check(now, requests, step);
+    failures_.check(now, pending_peers, step);
   }
 
  private:

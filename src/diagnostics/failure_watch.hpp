@@ -43,16 +43,16 @@ class FailureWatch {
       : report_(report), rank_(rank), next_check_(start + first_check_after) {}
 
   // Throws IoError if a check is due and finds a failure or a departed peer.
-  void check(Deadline::Clock::time_point now, std::span<const transport::RequestPtr> requests, const LazyText& step) {
+  void check(Deadline::Clock::time_point now, std::span<const int> pending_peers, const LazyText& step) {
     if (report_ == nullptr || now < next_check_) return;
     next_check_ = now + check_every;
-    look(requests, step);
+    look(pending_peers, step);
   }
 
  private:
-  void look(std::span<const transport::RequestPtr> requests, const LazyText& step);
+  void look(std::span<const int> pending_peers, const LazyText& step);
   // The pending peer to ask about this time: the suspect again, else the next one in turn.
-  int peer_to_ask(std::span<const transport::RequestPtr> requests);
+  int peer_to_ask(std::span<const int> peers);
 
   FailureReport* report_;
   int rank_;

@@ -64,6 +64,12 @@ class Transport {
   // again. Used when a wait gives up (timeout, failure of another request).
   virtual void cancel(Request& request) = 0;
 
+  // The rank, in this transport's numbering, of `request_peer`, a request's
+  // peer(): a request carries the numbering of the transport that made it,
+  // which for a sub-transport (sub_transport.hpp) is its base's. -1 for a
+  // rank that is not one of this transport's.
+  virtual int own_rank(int request_peer) const { return request_peer; }
+
   // Advances every in-flight operation without blocking; true if anything moved.
   virtual bool progress() = 0;
   // Sleeps until the transport may have work (a socket readable or

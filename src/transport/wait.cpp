@@ -43,7 +43,7 @@ void cancel_pending(Transport& transport, std::span<const RequestPtr> requests) 
 }
 
 [[noreturn]] void throw_timeout(Transport& transport, std::span<const RequestPtr> requests, const LazyText& step) {
-  std::vector<int> peers = pending_peers(requests);
+  std::vector<int> peers = pending_peers(transport, requests);
   std::string list;
   for (int p : peers) list += (list.empty() ? "" : ", ") + std::to_string(p);
   cancel_pending(transport, requests);
@@ -53,24 +53,27 @@ void cancel_pending(Transport& transport, std::span<const RequestPtr> requests) 
 }
 
 // Rethrows a request's IoError with the caller's step in front of the
-// transport's, so the error reads "allreduce ring step 3: tcp recv: ...".
+// transport's, so the error reads "allreduce ring step 3: tcp recv: ...",
+// and its rank and peer in `transport`'s numbering (a sub-transport's
+// requests carry its base's; the cause's text keeps the base's).
 // A TruncationError stays one (the communicator tells it apart).
-[[noreturn]] void rethrow_with_step(const Request& failed, const LazyText& step) {
+[[noreturn]] void rethrow_with_step(const Transport& transport, const Request& failed, const LazyText& step) {
   try {
     failed.rethrow_if_failed();
   } catch (const TruncationError& e) {
     throw e.with_step(step.str());
   } catch (const IoError& e) {
-    throw IoError(e.rank(), e.peer(), step.str() + ": " + e.step(), e.cause());
+    const int rank = e.rank() < 0 ? e.rank() : transport.rank();
+    throw IoError(rank, transport.own_rank(e.peer()), step.str() + ": " + e.step(), e.cause());
   }
-  throw IoError(-1, failed.peer(), step.str(), "request failed without an error");
+  throw IoError(-1, transport.own_rank(failed.peer()), step.str(), "request failed without an error");
 }
 
 // Tells the observer; if it throws, the pending requests are withdrawn first.
 void observe(WaitObserver& observer, Transport& transport, Deadline::Clock::time_point now,
              std::span<const RequestPtr> requests, const LazyText& step) {
   try {
-    observer.blocking(now, requests, step);
+    observer.blocking(now, pending_peers(transport, requests), step);
   } catch (...) {
     cancel_pending(transport, requests);
     throw;
@@ -87,7 +90,7 @@ class RequestsTarget {
   bool done() const {
     if (const Request* failed = first_failed(requests_)) {
       cancel_pending(transport_, requests_);
-      rethrow_with_step(*failed, step_);
+      rethrow_with_step(transport_, *failed, step_);
     }
     return all_finished(requests_);
   }
@@ -198,10 +201,10 @@ void wait_in_operation(Operation& operation, Transport& transport, std::span<con
 
 }  // namespace
 
-std::vector<int> pending_peers(std::span<const RequestPtr> requests) {
+std::vector<int> pending_peers(const Transport& transport, std::span<const RequestPtr> requests) {
   std::vector<int> peers;
   for (const auto& r : requests)
-    if (r && r->pending()) peers.push_back(r->peer());
+    if (r && r->pending()) peers.push_back(transport.own_rank(r->peer()));
   std::sort(peers.begin(), peers.end());
   peers.erase(std::unique(peers.begin(), peers.end()), peers.end());
   return peers;

@@ -43,8 +43,9 @@ inline void wait(Transport& transport, const RequestPtr& request, Deadline deadl
   wait_all(transport, std::span<const RequestPtr>(&request, 1), deadline, step, hook);
 }
 
-// The sorted, distinct peers of the requests still pending.
-std::vector<int> pending_peers(std::span<const RequestPtr> requests);
+// The sorted, distinct peers of the requests still pending, in
+// `transport`'s numbering (Transport::own_rank).
+std::vector<int> pending_peers(const Transport& transport, std::span<const RequestPtr> requests);
 
 // Told about the waits of one thread while they block. The communicator
 // installs one per call (ScopedWaitObserver) for the hang diagnosis and
@@ -52,9 +53,11 @@ std::vector<int> pending_peers(std::span<const RequestPtr> requests);
 // spin budget and before each wait_for_activity() (so at least every 20 ms
 // while blocked), never when requests complete while spinning. It may
 // throw (the wait then cancels its requests, like at a timeout).
+// `pending_peers`: those of the wait's requests still pending
+// (pending_peers()).
 class WaitObserver {
  public:
-  virtual void blocking(Deadline::Clock::time_point now, std::span<const RequestPtr> requests,
+  virtual void blocking(Deadline::Clock::time_point now, std::span<const int> pending_peers,
                         const LazyText& step) = 0;
 
  protected:
