@@ -14,6 +14,9 @@ StoreBootstrap::StoreBootstrap(std::unique_ptr<store::Store> store, int rank, in
     members_.push_back(PeerEndpoint{"", std::move(member)});
 }
 
+StoreBootstrap::StoreBootstrap(std::unique_ptr<store::Store> store, int rank, std::vector<PeerEndpoint> members)
+    : store_(std::move(store)), rank_(rank), size_(static_cast<int>(members.size())), members_(std::move(members)) {}
+
 StoreBootstrap::~StoreBootstrap() {
   try {
     store_->set(store::keys::departed(rank_), "rank " + std::to_string(rank_) + " left the job",

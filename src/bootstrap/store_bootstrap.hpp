@@ -30,6 +30,9 @@ class StoreBootstrap final : public Bootstrap {
  public:
   // Joins as `rank` of `size` through `store` (which outlives this object).
   StoreBootstrap(std::unique_ptr<store::Store> store, int rank, int size, const std::string& blob, Deadline deadline);
+  // With the members known already (a sub-communicator's, from its
+  // parent): no join.
+  StoreBootstrap(std::unique_ptr<store::Store> store, int rank, std::vector<PeerEndpoint> members);
   ~StoreBootstrap() override;
   StoreBootstrap(const StoreBootstrap&) = delete;
   StoreBootstrap& operator=(const StoreBootstrap&) = delete;

@@ -71,4 +71,13 @@ inline std::string member(int rank) { return "member/" + std::to_string(rank); }
 // communicator), on a caller's store: written by the rank, read by all.
 inline std::string barrier_prefix(std::uint64_t index) { return "barrier/" + std::to_string(index) + "/"; }
 
+// Where a sub-communicator's keys live (each of the above, in its ranks and
+// call numbers): written and read by its ranks (comm/split.cpp, through a
+// store::PrefixStore). Its communicator id is unique among those sharing a
+// rank; the ranks of different colors of one split share the id, never a
+// rank, and the color tells their parts apart.
+inline std::string sub_communicator(std::uint64_t id, int color) {
+  return "comm/" + std::to_string(id) + "/" + std::to_string(color) + "/";
+}
+
 }  // namespace rcoll::store::keys
