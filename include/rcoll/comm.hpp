@@ -66,8 +66,28 @@ class Comm {
   Comm& operator=(Comm&&) noexcept;
   ~Comm();
 
-  // Every member below but impl() throws InvalidArgument ("this Comm was
-  // moved from") on a Comm that was moved from.
+  // False for a Comm that was moved from, and for split()'s result on a
+  // rank that gave a negative color. Every member below but these two
+  // throws InvalidArgument on such a Comm.
+  bool valid() const noexcept { return impl_ != nullptr; }
+  explicit operator bool() const noexcept { return valid(); }
+
+  // Sub-communicators (MPI_Comm_split, MPI_Comm_dup). Collective over this
+  // communicator: every rank calls it, in the same order relative to its
+  // other collectives. The ranks that give the same color >= 0 form a new
+  // communicator, ranked by key, ties by rank here; a negative color gives
+  // an empty Comm (valid() false). The new one runs on this one's
+  // connections and link measurement (no service, no calibration, no new
+  // socket or queue pair), with a tag space of its own: this one and its
+  // sub-communicators may run calls, blocking or not, side by side on one
+  // thread. It may outlive this one. Threading: one thread at a time across
+  // a communicator and every one split from it (they share a call guard).
+  // Errors: those of a blocking collective (an allgather of color and key);
+  // ResourceError once 4095 communicators were split from the first one.
+  Comm split(int color, int key, const CallOptions& call = {});
+  // split(0, rank()): the same ranks, a tag space of their own.
+  Comm dup(const CallOptions& call = {});
+
   int rank() const;
   int size() const;
   // "tcp" or "rdma": the transport this communicator runs on.

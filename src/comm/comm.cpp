@@ -145,6 +145,15 @@ void Comm::bcast(void* buf, std::size_t count, DataType type, int root, const Ca
   public_call(impl_, CallKind::bcast, count, type,
               [&](comm::CommImpl& c) { c.bcast(buf, count, type, root, call.timeout); });
 }
+Comm Comm::split(int color, int key, const CallOptions& call) {
+  return Comm(public_call(impl_, CallKind::allgather, 3, DataType::int64,
+                          [&](comm::CommImpl& c) { return c.split(color, key, call.timeout); }));
+}
+Comm Comm::dup(const CallOptions& call) {
+  return Comm(public_call(impl_, CallKind::allgather, 3, DataType::int64,
+                          [&](comm::CommImpl& c) { return c.split(0, c.rank(), call.timeout); }));
+}
+
 void Comm::barrier(const CallOptions& call) {
   public_call(impl_, CallKind::barrier, 0, DataType::uint8, [&](comm::CommImpl& c) { c.barrier(call.timeout); });
 }

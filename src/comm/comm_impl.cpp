@@ -100,6 +100,18 @@ void CommImpl::join_job(const JoinFunction& join, Deadline deadline) {
 void CommImpl::plan_job(Deadline deadline) {
   link_model_ = tuning::calibrate_link(options_.calibrate, *transport_, calibration_tag, *bootstrap_, deadline);
   if (link_model_.measured) log::debug("calibration took {:.2f} ms", link_model_.seconds * 1e3);
+  make_plan();
+}
+
+void CommImpl::make_plan() {
+  // Every input but the size and the shared cores is the first
+  // communicator's, so a sub-communicator of a size and layout seen before
+  // (a dup, a second split into rows) takes that plan.
+  const std::pair<int, int> key{options_.size, layout_.shared_cores};
+  if (auto known = family_->plans.find(key); known != family_->plans.end()) {
+    plan_ = known->second;
+    return;
+  }
   tuning::PlanInputs inputs;
   inputs.model = {options_.size, link_model_.link, layout_.shared_cores};
   inputs.link_source = link_model_.source();
@@ -109,7 +121,8 @@ void CommImpl::plan_job(Deadline deadline) {
   inputs.overrides = {options_.allreduce_algo,      options_.bcast_algo,         options_.segment_bytes,
                       options_.reduce_algo,         options_.allgather_algo,     options_.reduce_scatter_algo,
                       options_.alltoall_algo,       options_.gather_algo,        options_.scatter_algo};
-  plan_.emplace(tuning::make_plan(inputs));
+  plan_ = std::make_shared<const tuning::Plan>(tuning::make_plan(inputs));
+  family_->plans.emplace(key, plan_);
   if (options_.rank == 0 && log::get().should_log(spdlog::level::info)) log::info("{}", plan_->describe());
 }
 

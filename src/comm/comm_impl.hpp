@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <new>
 #include <optional>
@@ -73,6 +74,24 @@ class CallArrays {
   std::vector<std::vector<std::size_t>> kept_;
 };
 
+// What a communicator shares with every one split from the same first one
+// (split.cpp). Used by one thread at a time (they share a call guard).
+struct Family {
+  // The lowest communicator id this process has not used over the first
+  // communicator's transport.
+  std::uint64_t next_comm_id = 1;
+  // Their plans by (size, shared cores) (CommImpl::make_plan).
+  std::map<std::pair<int, int>, std::shared_ptr<const tuning::Plan>> plans;
+};
+
+// What makes a sub-communicator (split.cpp).
+struct SubSpec {
+  std::vector<int> root_ranks;  // its ranks' ranks in the first communicator (index = rank here)
+  int rank = 0;                 // this process's rank in it
+  std::uint64_t id = 0;         // its communicator id (tags.hpp)
+  int color = 0;
+};
+
 class CommImpl {
  public:
   // Creates the transport, joins through `join` with this rank's card
@@ -83,6 +102,9 @@ class CommImpl {
   // status signal handler when RCOLL_STATUS_SIGNAL=1 (rcoll-run sets it).
   CommImpl(const Options& options, const JoinFunction& join, std::unique_ptr<bootstrap::BootstrapServer> server,
            const TransportFactory& make_transport = {});
+  // A sub-communicator of `parent` (split.cpp; made by split()): `spec`
+  // says which ranks of the job's first communicator it has and its id.
+  CommImpl(CommImpl& parent, const SubSpec& spec);
   ~CommImpl();
   CommImpl(const CommImpl&) = delete;
   CommImpl& operator=(const CommImpl&) = delete;
@@ -161,8 +183,15 @@ class CommImpl {
   const tuning::LinkModel& link_model() const noexcept { return link_model_; }
   // Which ranks share this rank's host, from every rank's join card.
   const HostLayout& host_layout() const noexcept { return layout_; }
-  // Held by every public call (Comm) for its duration: one call at a time.
-  CallGuard& call_guard() noexcept { return call_guard_; }
+  // Held by every public call (Comm) for its duration: one call at a time,
+  // on this communicator and every one split from the same first one (they
+  // share its transport).
+  CallGuard& call_guard() noexcept { return *call_guard_; }
+
+  // Comm::split (split.cpp): collective over this communicator. The ranks
+  // with the same `color` get a new communicator, ranked by (`key`, rank
+  // here); a negative color gets none (null).
+  std::unique_ptr<CommImpl> split(int color, int key, Timeout timeout);
 
  private:
   // Runs one blocking call: body(deadline, label). A template, not a
@@ -285,6 +314,8 @@ class CommImpl {
   // transport to its peers; then measure the link and make the plan.
   void join_job(const JoinFunction& join, Deadline deadline);
   void plan_job(Deadline deadline);
+  // The plan for this communicator's size and layout from link_model_.
+  void make_plan();
   // Runs or issues collective `call` as the plan's `choice` says: the
   // RCOLL_CHECK exchange when asked, then schedule(context) with the call's
   // tags, deadline and label and the choice's segment and depth. The
@@ -308,23 +339,31 @@ class CommImpl {
   Options options_;
   // Destroyed in reverse order: the transport first (it may use the
   // bootstrap until then), then the bootstrap client, then the service.
-  std::unique_ptr<bootstrap::BootstrapServer> server_;
-  std::unique_ptr<bootstrap::Bootstrap> bootstrap_;
-  std::unique_ptr<transport::Transport> transport_;
+  // Shared with the sub-communicators split from this one, which use the
+  // service and the first communicator's store and transport.
+  std::shared_ptr<bootstrap::BootstrapServer> server_;
+  std::shared_ptr<bootstrap::Bootstrap> bootstrap_;
+  std::shared_ptr<transport::Transport> transport_;
+  // For a sub-communicator: the first communicator's bootstrap and
+  // transport, and its rank of each rank here. Null and empty in the first.
+  std::shared_ptr<bootstrap::Bootstrap> root_bootstrap_;
+  std::shared_ptr<transport::Transport> root_transport_;
+  std::vector<int> root_ranks_;
   std::string transport_name_;
   std::optional<diagnostics::HangDiagnosis> diagnosis_;
   std::optional<diagnostics::FailureReport> failures_;
   std::shared_ptr<diagnostics::CallState> state_;
   HostLayout layout_;
   tuning::LinkModel link_model_;
-  std::optional<tuning::Plan> plan_;
+  std::shared_ptr<const tuning::Plan> plan_;
   // How waits spin: yielding where this host's ranks outnumber its CPUs.
   transport::SpinMode spin_ = transport::SpinMode::pure;
   std::uint64_t sequence_ = 0;
   std::string broken_reason_;
   // The issued calls not yet settled, in issue order.
   std::vector<PendingCallPtr> pending_;
-  CallGuard call_guard_;
+  std::shared_ptr<CallGuard> call_guard_ = std::make_shared<CallGuard>();
+  std::shared_ptr<Family> family_ = std::make_shared<Family>();
 };
 
 }  // namespace rcoll::comm

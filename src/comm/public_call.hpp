@@ -18,7 +18,9 @@
 namespace rcoll::comm {
 
 [[noreturn, gnu::cold]] inline void throw_moved_from(std::string_view call) {
-  throw InvalidArgument(std::string(call) + ": this Comm was moved from; use the Comm it was moved to");
+  throw InvalidArgument(std::string(call) +
+                        ": this Comm was moved from (use the Comm it was moved to), or is the empty result of a split "
+                        "with a negative color");
 }
 
 [[noreturn, gnu::cold]] inline void throw_out_of_memory(int rank, diagnostics::CallKind kind, std::size_t count,
