@@ -113,7 +113,7 @@ TEST(CommOnAStore, ARankThatNeverJoinsIsNamedAtTheTimeout) {
   InMemoryStore store;
   test::run_ranks(2, [&](int rank) {
     Options options = rank_options(rank, 3);
-    options.timeout = 500ms;
+    options.timeout = 2s;  // room for a slow start of the other rank (sanitizers)
     const auto start = std::chrono::steady_clock::now();
     try {
       Comm comm = Comm::create(options, store);
@@ -124,7 +124,7 @@ TEST(CommOnAStore, ARankThatNeverJoinsIsNamedAtTheTimeout) {
           << e.what();
       EXPECT_EQ(e.waiting_for(), std::vector<int>{2});
     }
-    EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
   });
 }
 
