@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -119,10 +120,12 @@ TEST(CommOnAStore, ARankThatNeverJoinsIsNamedAtTheTimeout) {
       Comm comm = Comm::create(options, store);
       ADD_FAILURE() << "rank " << rank << " joined a job whose rank 2 never came";
     } catch (const TimeoutError& e) {
-      EXPECT_NE(std::string(e.what()).find("joining through the store timed out waiting for ranks 2"),
-                std::string::npos)
+      // Rank 2 is named; under a sanitizer the other rank may still be
+      // loading the host topology at the deadline and be named too.
+      EXPECT_NE(std::string(e.what()).find("joining through the store timed out waiting for ranks"), std::string::npos)
           << e.what();
-      EXPECT_EQ(e.waiting_for(), std::vector<int>{2});
+      const std::vector<int>& missing = e.waiting_for();
+      EXPECT_NE(std::find(missing.begin(), missing.end(), 2), missing.end()) << e.what();
     }
     EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
   });
