@@ -29,9 +29,10 @@ class TruncationError : public IoError {
 
   std::uint64_t length() const noexcept { return length_; }
   std::size_t capacity() const noexcept { return capacity_; }
-  // The same error with the caller's step in front: "<caller>: tcp recv".
-  TruncationError with_step(const std::string& caller) const {
-    return TruncationError(rank(), peer(), caller + ": " + step(), length_, capacity_);
+  // The same error with the caller's step in front ("<caller>: tcp recv")
+  // and rank and peer as the caller numbers them (transport/wait.cpp).
+  TruncationError with_step(const std::string& caller, int rank, int peer) const {
+    return TruncationError(rank, peer, caller + ": " + step(), length_, capacity_);
   }
 
  private:

@@ -55,16 +55,18 @@ void cancel_pending(Transport& transport, std::span<const RequestPtr> requests) 
 // Rethrows a request's IoError with the caller's step in front of the
 // transport's, so the error reads "allreduce ring step 3: tcp recv: ...",
 // and its rank and peer in `transport`'s numbering (a sub-transport's
-// requests carry its base's; the cause's text keeps the base's).
+// requests carry its base's; the cause's text keeps the base's), for
+// a TruncationError too.
 // A TruncationError stays one (the communicator tells it apart).
 [[noreturn]] void rethrow_with_step(const Transport& transport, const Request& failed, const LazyText& step) {
+  // The rank as the waiting transport numbers it (-1, unknown, stays).
+  auto own = [&transport](const IoError& e) { return e.rank() < 0 ? e.rank() : transport.rank(); };
   try {
     failed.rethrow_if_failed();
   } catch (const TruncationError& e) {
-    throw e.with_step(step.str());
+    throw e.with_step(step.str(), own(e), transport.own_rank(e.peer()));
   } catch (const IoError& e) {
-    const int rank = e.rank() < 0 ? e.rank() : transport.rank();
-    throw IoError(rank, transport.own_rank(e.peer()), step.str() + ": " + e.step(), e.cause());
+    throw IoError(own(e), transport.own_rank(e.peer()), step.str() + ": " + e.step(), e.cause());
   }
   throw IoError(-1, transport.own_rank(failed.peer()), step.str(), "request failed without an error");
 }

@@ -168,6 +168,28 @@ TEST_P(Split, ASubCommunicatorsTimeoutNamesItsOwnRanks) {
   });
 }
 
+// World ranks 0 and 1, reversed (child rank 0 is world rank 1): a message
+// that does not fit names the sending peer by its rank in the child.
+TEST_P(Split, AMessageThatDoesNotFitNamesThePeerInTheSubCommunicator) {
+  if (GetParam().second < 2) GTEST_SKIP() << "needs 2 ranks";
+  run([](Comm& world) {
+    Comm pair = world.split(world.rank() < 2 ? 0 : -1, -world.rank());
+    if (!pair.valid()) return;
+    std::vector<std::int32_t> data(8, 5);
+    if (pair.rank() == 1) {
+      pair.send(data.data(), data.size(), DataType::int32, 0, 7);
+      return;
+    }
+    try {
+      pair.recv(data.data(), 4, DataType::int32, 1, 7);
+      ADD_FAILURE() << "a message of 8 elements fit a buffer of 4";
+    } catch (const MessageError& e) {
+      EXPECT_EQ(e.peer(), 1) << e.what();
+      EXPECT_EQ(e.rank(), 0) << e.what();
+    }
+  });
+}
+
 std::vector<World> worlds() {
   std::vector<World> list;
   for (int n : {1, 2, 5, 8}) list.emplace_back("inproc", n);
