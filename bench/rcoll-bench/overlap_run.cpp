@@ -15,7 +15,9 @@ class RcollOverlap {
   RcollOverlap(Comm& comm, std::size_t count) : comm_(comm), send_(count, 1.0f), recv_(count) {}
 
   void run_blocking() { comm_.allreduce(send_.data(), recv_.data(), send_.size(), DataType::float32, ReduceOp::sum); }
-  void start() { request_ = comm_.iallreduce(send_.data(), recv_.data(), send_.size(), DataType::float32, ReduceOp::sum); }
+  void start() {
+    request_ = comm_.iallreduce(send_.data(), recv_.data(), send_.size(), DataType::float32, ReduceOp::sum);
+  }
   void test() { request_.test(); }
   void wait() { request_.wait(); }
   void barrier() { comm_.barrier(); }

@@ -72,7 +72,8 @@ int main(int argc, char** argv) {
   for (auto& t : threads) t.join();
   std::printf("# rcoll-split-bench: %d ranks as threads (tcp), %d repetitions, slowest rank, median\n", ranks, reps);
   const double first = split_us.front();
-  std::printf("allgather of 3 x int64: %.1f us\nsplit into halves:      %.1f us (%.2fx)\nfirst split:            %.1f us\n",
-              median(allgather_us), median(split_us), median(split_us) / median(allgather_us), first);
+  std::printf(
+      "allgather of 3 x int64: %.1f us\nsplit into halves:      %.1f us (%.2fx)\nfirst split:            %.1f us\n",
+      median(allgather_us), median(split_us), median(split_us) / median(allgather_us), first);
   return 0;
 }

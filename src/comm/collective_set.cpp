@@ -46,7 +46,7 @@ void check_own_count(int rank, std::string_view name, std::size_t count, std::sp
 }  // namespace
 
 PendingCallPtr CommImpl::reduce(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op, int root,
-                      Timeout timeout, Mode mode) {
+                                Timeout timeout, Mode mode) {
   constexpr std::string_view name = "reduce";
   const std::size_t bytes = checked_bytes(rank(), name, count, type);
   check_op(rank(), name, op);
@@ -69,7 +69,8 @@ PendingCallPtr CommImpl::reduce(const void* send, void* recv, std::size_t count,
   });
 }
 
-PendingCallPtr CommImpl::allgather(const void* send, void* recv, std::size_t count, DataType type, Timeout timeout, Mode mode) {
+PendingCallPtr CommImpl::allgather(const void* send, void* recv, std::size_t count, DataType type, Timeout timeout,
+                                   Mode mode) {
   constexpr std::string_view name = "allgather";
   const std::size_t block = checked_bytes(rank(), name, count, type);
   const std::size_t total = checked_total(rank(), name, count, static_cast<std::size_t>(size()), type);
@@ -85,11 +86,12 @@ PendingCallPtr CommImpl::allgather(const void* send, void* recv, std::size_t cou
   const CallInfo call = CallInfo::collective_call(CallKind::allgather, next_sequence(), count, type, ReduceOp::sum, -1);
   const auto& choice = plan_->tables().allgather.at(total);
   return run_collective(mode, call, choice, timeout,
-                 [=](const collectives::Context& ctx) { choice.algorithm->run(ctx, send, recv, blocks); });
+                        [=](const collectives::Context& ctx) { choice.algorithm->run(ctx, send, recv, blocks); });
 }
 
-PendingCallPtr CommImpl::allgatherv(const void* send, std::size_t count, void* recv, std::span<const std::size_t> counts,
-                          std::span<const std::size_t> displs, DataType type, Timeout timeout, Mode mode) {
+PendingCallPtr CommImpl::allgatherv(const void* send, std::size_t count, void* recv,
+                                    std::span<const std::size_t> counts, std::span<const std::size_t> displs,
+                                    DataType type, Timeout timeout, Mode mode) {
   constexpr std::string_view name = "allgatherv";
   const std::size_t element = checked_bytes(rank(), name, 1, type);
   check_timeout(rank(), name, timeout);
@@ -109,12 +111,13 @@ PendingCallPtr CommImpl::allgatherv(const void* send, std::size_t count, void* r
   const CallInfo call = CallInfo::collective_call(CallKind::allgatherv, next_sequence(), sum(counts), type,
                                                   ReduceOp::sum, -1, diagnostics::hash_counts(counts, displs));
   const auto& choice = plan_->tables().allgatherv.at(total);
-  return run_collective(mode, call, choice, timeout,
-                 [=](const collectives::Context& ctx) { choice.algorithm->run(ctx, send, recv, blocks); }, std::move(arrays));
+  return run_collective(
+      mode, call, choice, timeout,
+      [=](const collectives::Context& ctx) { choice.algorithm->run(ctx, send, recv, blocks); }, std::move(arrays));
 }
 
 PendingCallPtr CommImpl::reduce_scatter(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op,
-                              Timeout timeout, Mode mode) {
+                                        Timeout timeout, Mode mode) {
   constexpr std::string_view name = "reduce_scatter";
   const std::size_t block = checked_bytes(rank(), name, count, type);
   const std::size_t total = checked_total(rank(), name, count, static_cast<std::size_t>(size()), type);
@@ -131,12 +134,13 @@ PendingCallPtr CommImpl::reduce_scatter(const void* send, void* recv, std::size_
   const Blocks blocks{count, nullptr, nullptr, dtype_size(type)};
   const CallInfo call = CallInfo::collective_call(CallKind::reduce_scatter, next_sequence(), count, type, op, -1);
   const auto& choice = plan_->tables().reduce_scatter.at(total);
-  return run_collective(mode, call, choice, timeout,
-                 [=](const collectives::Context& ctx) { choice.algorithm->run(ctx, send, recv, blocks, type, op); });
+  return run_collective(mode, call, choice, timeout, [=](const collectives::Context& ctx) {
+    choice.algorithm->run(ctx, send, recv, blocks, type, op);
+  });
 }
 
-PendingCallPtr CommImpl::reduce_scatter_v(const void* send, void* recv, std::span<const std::size_t> counts, DataType type,
-                                ReduceOp op, Timeout timeout, Mode mode) {
+PendingCallPtr CommImpl::reduce_scatter_v(const void* send, void* recv, std::span<const std::size_t> counts,
+                                          DataType type, ReduceOp op, Timeout timeout, Mode mode) {
   constexpr std::string_view name = "reduce_scatter_v";
   const std::size_t element = checked_bytes(rank(), name, 1, type);
   check_op(rank(), name, op);
@@ -158,11 +162,14 @@ PendingCallPtr CommImpl::reduce_scatter_v(const void* send, void* recv, std::spa
   const CallInfo call = CallInfo::collective_call(CallKind::reduce_scatter_v, next_sequence(), extent, type, op, -1,
                                                   diagnostics::hash_counts(counts, {}));
   const auto& choice = plan_->tables().reduce_scatter_v.at(extent * element);
-  return run_collective(mode, call, choice, timeout,
-                 [=](const collectives::Context& ctx) { choice.algorithm->run(ctx, send, recv, blocks, type, op); }, std::move(arrays));
+  return run_collective(
+      mode, call, choice, timeout,
+      [=](const collectives::Context& ctx) { choice.algorithm->run(ctx, send, recv, blocks, type, op); },
+      std::move(arrays));
 }
 
-PendingCallPtr CommImpl::alltoall(const void* send, void* recv, std::size_t count, DataType type, Timeout timeout, Mode mode) {
+PendingCallPtr CommImpl::alltoall(const void* send, void* recv, std::size_t count, DataType type, Timeout timeout,
+                                  Mode mode) {
   constexpr std::string_view name = "alltoall";
   const std::size_t total = checked_total(rank(), name, count, static_cast<std::size_t>(size()), type);
   check_timeout(rank(), name, timeout);
@@ -178,9 +185,9 @@ PendingCallPtr CommImpl::alltoall(const void* send, void* recv, std::size_t coun
 }
 
 PendingCallPtr CommImpl::alltoallv(const void* send, std::span<const std::size_t> send_counts,
-                         std::span<const std::size_t> send_displs, void* recv,
-                         std::span<const std::size_t> recv_counts, std::span<const std::size_t> recv_displs,
-                         DataType type, Timeout timeout, Mode mode) {
+                                   std::span<const std::size_t> send_displs, void* recv,
+                                   std::span<const std::size_t> recv_counts, std::span<const std::size_t> recv_displs,
+                                   DataType type, Timeout timeout, Mode mode) {
   constexpr std::string_view name = "alltoallv";
   const std::size_t element = checked_bytes(rank(), name, 1, type);
   check_timeout(rank(), name, timeout);
@@ -196,12 +203,14 @@ PendingCallPtr CommImpl::alltoallv(const void* send, std::span<const std::size_t
   // Counts differ between ranks by design: nothing for RCOLL_CHECK to compare but the call.
   const CallInfo call = CallInfo::collective_call(CallKind::alltoallv, next_sequence(), 0, type, ReduceOp::sum, -1);
   const auto& choice = plan_->tables().alltoallv.at(0);
-  return run_collective(mode, call, choice, timeout, [=](const collectives::Context& ctx) {
-    choice.algorithm->run(ctx, send, send_blocks, recv, recv_blocks);
-  }, std::move(arrays));
+  return run_collective(
+      mode, call, choice, timeout,
+      [=](const collectives::Context& ctx) { choice.algorithm->run(ctx, send, send_blocks, recv, recv_blocks); },
+      std::move(arrays));
 }
 
-PendingCallPtr CommImpl::gather(const void* send, void* recv, std::size_t count, DataType type, int root, Timeout timeout, Mode mode) {
+PendingCallPtr CommImpl::gather(const void* send, void* recv, std::size_t count, DataType type, int root,
+                                Timeout timeout, Mode mode) {
   constexpr std::string_view name = "gather";
   const std::size_t block = checked_bytes(rank(), name, count, type);
   const std::size_t total = checked_total(rank(), name, count, static_cast<std::size_t>(size()), type);
@@ -228,7 +237,8 @@ PendingCallPtr CommImpl::gather(const void* send, void* recv, std::size_t count,
 }
 
 PendingCallPtr CommImpl::gatherv(const void* send, std::size_t count, void* recv, std::span<const std::size_t> counts,
-                       std::span<const std::size_t> displs, DataType type, int root, Timeout timeout, Mode mode) {
+                                 std::span<const std::size_t> displs, DataType type, int root, Timeout timeout,
+                                 Mode mode) {
   constexpr std::string_view name = "gatherv";
   checked_bytes(rank(), name, count, type);
   check_peer(rank(), size(), name, "root", root);
@@ -255,12 +265,16 @@ PendingCallPtr CommImpl::gatherv(const void* send, std::size_t count, void* recv
   }
   const CallInfo call = CallInfo::collective_call(CallKind::gatherv, next_sequence(), 0, type, ReduceOp::sum, root);
   const auto& choice = plan_->tables().gatherv.at(0);
-  return run_collective(mode, call, choice, timeout, [=](const collectives::Context& ctx) {
-    choice.algorithm->run(ctx, send, root_here ? recv : nullptr, blocks, root);
-  }, std::move(arrays));
+  return run_collective(
+      mode, call, choice, timeout,
+      [=](const collectives::Context& ctx) {
+        choice.algorithm->run(ctx, send, root_here ? recv : nullptr, blocks, root);
+      },
+      std::move(arrays));
 }
 
-PendingCallPtr CommImpl::scatter(const void* send, void* recv, std::size_t count, DataType type, int root, Timeout timeout, Mode mode) {
+PendingCallPtr CommImpl::scatter(const void* send, void* recv, std::size_t count, DataType type, int root,
+                                 Timeout timeout, Mode mode) {
   constexpr std::string_view name = "scatter";
   const std::size_t block = checked_bytes(rank(), name, count, type);
   const std::size_t total = checked_total(rank(), name, count, static_cast<std::size_t>(size()), type);
@@ -287,8 +301,9 @@ PendingCallPtr CommImpl::scatter(const void* send, void* recv, std::size_t count
   });
 }
 
-PendingCallPtr CommImpl::scatterv(const void* send, std::span<const std::size_t> counts, std::span<const std::size_t> displs,
-                        void* recv, std::size_t count, DataType type, int root, Timeout timeout, Mode mode) {
+PendingCallPtr CommImpl::scatterv(const void* send, std::span<const std::size_t> counts,
+                                  std::span<const std::size_t> displs, void* recv, std::size_t count, DataType type,
+                                  int root, Timeout timeout, Mode mode) {
   constexpr std::string_view name = "scatterv";
   checked_bytes(rank(), name, count, type);
   check_peer(rank(), size(), name, "root", root);

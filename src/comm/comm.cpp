@@ -91,7 +91,8 @@ Comm create_comm_on_store(const Options& options, Store& store) {
 }
 
 [[noreturn]] void throw_join_out_of_memory(int rank) {
-  throw ResourceError("rank " + std::to_string(rank) + ": create: out of memory (std::bad_alloc) while joining the job");
+  throw ResourceError("rank " + std::to_string(rank) +
+                      ": create: out of memory (std::bad_alloc) while joining the job");
 }
 
 }  // namespace

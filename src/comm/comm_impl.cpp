@@ -261,7 +261,8 @@ diagnostics::CallInfo CommImpl::send_call(const void* buf, std::size_t count, Da
   check_peer(rank(), size(), name, "destination", dest);
   check_user_tag(rank(), name, tag);
   check_timeout(rank(), name, timeout);
-  if (dest == rank()) throw InvalidArgument("rank " + std::to_string(rank()) + ": send: sending to itself is not supported");
+  if (dest == rank())
+    throw InvalidArgument("rank " + std::to_string(rank()) + ": send: sending to itself is not supported");
   return diagnostics::CallInfo::point_to_point(diagnostics::CallKind::send, count, type, dest, tag);
 }
 
@@ -283,7 +284,8 @@ void CommImpl::send(const void* buf, std::size_t count, DataType type, int dest,
   const std::size_t bytes = count * dtype_size(type);
   transport::RequestPtr request = post(call, [&] { return transport_->isend(dest, user_tag(tag), buf, bytes); });
   if (request->state() == transport::Request::State::done) return;  // left inside isend: nothing to wait for
-  run(call, timeout, [&](Deadline deadline, const LazyText& label) { transport::wait(*transport_, request, deadline, label); });
+  run(call, timeout,
+      [&](Deadline deadline, const LazyText& label) { transport::wait(*transport_, request, deadline, label); });
 }
 
 std::size_t CommImpl::recv(void* buf, std::size_t count, DataType type, int source, int tag, Timeout timeout) {
@@ -291,7 +293,8 @@ std::size_t CommImpl::recv(void* buf, std::size_t count, DataType type, int sour
   const std::size_t bytes = count * dtype_size(type);
   transport::RequestPtr request = post(call, [&] { return transport_->irecv(source, user_tag(tag), buf, bytes); });
   if (request->state() != transport::Request::State::done)  // not already there
-    run(call, timeout, [&](Deadline deadline, const LazyText& label) { wait_for_message(*transport_, request, deadline, label); });
+    run(call, timeout,
+        [&](Deadline deadline, const LazyText& label) { wait_for_message(*transport_, request, deadline, label); });
   return whole_elements(rank(), call, request->bytes(), bytes);
 }
 

@@ -102,8 +102,9 @@ std::size_t wait_any(std::span<Request> requests) {
   comm::CommImpl* comm = calls.front()->comm;
   for (const comm::PendingCall* call : calls)
     if (call->comm != comm)
-      throw InvalidArgument("rank " + std::to_string(comm->rank()) +
-                            ": wait_any: the requests belong to different communicators; wait on each one's separately");
+      throw InvalidArgument(
+          "rank " + std::to_string(comm->rank()) +
+          ": wait_any: the requests belong to different communicators; wait on each one's separately");
   std::size_t found = 0;
   {
     auto scope = guard(*calls.front());

@@ -38,11 +38,12 @@ CommImpl::CommImpl(CommImpl& parent, const SubSpec& spec)
       family_(parent.family_) {
   options_.rank = spec.rank;
   options_.size = static_cast<int>(spec.root_ranks.size());
-  transport_ = std::make_shared<transport::SubTransport>(root_transport_, root_ranks_, spec.rank,
-                                                         comm_id_bits(spec.id));
+  transport_ =
+      std::make_shared<transport::SubTransport>(root_transport_, root_ranks_, spec.rank, comm_id_bits(spec.id));
   transport_name_ = parent.transport_name_;
   std::vector<PeerEndpoint> members;
-  for (int root_rank : root_ranks_) members.push_back(root_bootstrap_->members().at(static_cast<std::size_t>(root_rank)));
+  for (int root_rank : root_ranks_)
+    members.push_back(root_bootstrap_->members().at(static_cast<std::size_t>(root_rank)));
   auto part = std::make_unique<store::PrefixStore>(root_bootstrap_, store::keys::sub_communicator(spec.id, spec.color));
   bootstrap_ = std::make_shared<bootstrap::StoreBootstrap>(std::move(part), spec.rank, std::move(members));
   layout_ = comm::host_layout(read_cards(bootstrap_->members(), spec.rank), spec.rank);
@@ -75,7 +76,8 @@ std::unique_ptr<CommImpl> CommImpl::split(int color, int key, Timeout timeout) {
   spec.id = id;
   spec.color = color;
   spec.rank = static_cast<int>(std::find(members.begin(), members.end(), rank()) - members.begin());
-  for (int member : members) spec.root_ranks.push_back(root_ranks_.empty() ? member : root_ranks_[static_cast<std::size_t>(member)]);
+  for (int member : members)
+    spec.root_ranks.push_back(root_ranks_.empty() ? member : root_ranks_[static_cast<std::size_t>(member)]);
   return std::make_unique<CommImpl>(*this, spec);
 }
 

@@ -19,7 +19,8 @@ namespace {
 }  // namespace
 
 void validate_options(const Options& o) {
-  if (o.size < 1) invalid(o.rank < 0 ? -1 : o.rank, "create", "world size " + std::to_string(o.size) + " must be at least 1");
+  if (o.size < 1)
+    invalid(o.rank < 0 ? -1 : o.rank, "create", "world size " + std::to_string(o.size) + " must be at least 1");
   if (o.rank < 0 || o.rank >= o.size)
     invalid(-1, "create", "rank " + std::to_string(o.rank) + " is outside 0.." + std::to_string(o.size - 1));
   if (o.timeout.count() <= 0) invalid(o.rank, "create", "timeout must be positive");

@@ -29,11 +29,12 @@ void validate_store_options(const Options& options);
 [[noreturn, gnu::cold]] void throw_bad_dtype(int rank, std::string_view call, DataType type);
 [[noreturn, gnu::cold]] void throw_byte_overflow(int rank, std::string_view call, std::size_t count, DataType type);
 [[noreturn, gnu::cold]] void throw_bad_op(int rank, std::string_view call, ReduceOp op);
-[[noreturn, gnu::cold]] void throw_null_buffer(int rank, std::string_view call, std::string_view name, std::size_t count);
+[[noreturn, gnu::cold]] void throw_null_buffer(int rank, std::string_view call, std::string_view name,
+                                               std::size_t count);
 [[noreturn, gnu::cold]] void throw_bad_peer(int rank, int size, std::string_view call, std::string_view role, int peer);
 [[noreturn, gnu::cold]] void throw_bad_tag(int rank, std::string_view call, int tag);
 [[noreturn, gnu::cold]] void throw_partial_overlap(int rank, std::string_view call, const void* send, const void* recv,
-                                                  std::size_t bytes);
+                                                   std::size_t bytes);
 [[noreturn, gnu::cold]] void throw_bad_timeout(int rank, std::string_view call, std::chrono::milliseconds timeout);
 [[noreturn, gnu::cold]] void throw_invalid(int rank, std::string_view call, const std::string& what);
 

@@ -20,7 +20,8 @@ void FailureWatch::look(std::span<const int> pending_peers, const LazyText& step
     return;
   }
   if (std::exchange(suspect_, peer) == peer)
-    throw IoError(rank_, peer, step.str(), "rank " + std::to_string(peer) + " left the job while this rank waited for it");
+    throw IoError(rank_, peer, step.str(),
+                  "rank " + std::to_string(peer) + " left the job while this rank waited for it");
 }
 
 int FailureWatch::peer_to_ask(std::span<const int> peers) {

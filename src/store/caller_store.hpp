@@ -21,7 +21,9 @@ class CallerStore final : public Store {
   void set(const std::string& key, const std::string& value, Deadline deadline) override {
     store_.set(prefix + key, value, deadline.at());
   }
-  std::string get(const std::string& key, Deadline deadline) override { return store_.get(prefix + key, deadline.at()); }
+  std::string get(const std::string& key, Deadline deadline) override {
+    return store_.get(prefix + key, deadline.at());
+  }
   std::optional<std::string> try_get(const std::string& key) override { return store_.try_get(prefix + key); }
 
  private:

@@ -15,7 +15,8 @@ namespace rcoll::store {
 
 class PrefixStore final : public Store {
  public:
-  PrefixStore(std::shared_ptr<Store> store, std::string prefix) : store_(std::move(store)), prefix_(std::move(prefix)) {}
+  PrefixStore(std::shared_ptr<Store> store, std::string prefix)
+      : store_(std::move(store)), prefix_(std::move(prefix)) {}
 
   void set(const std::string& key, const std::string& value, Deadline deadline) override {
     store_->set(prefix_ + key, value, deadline);

@@ -73,7 +73,8 @@ TEST_P(NonBlockingFailure, AnIssuedCallThatTimesOutBreaksTheCommunicatorAndFails
       ADD_FAILURE() << "the allreduce completed";
     } catch (const IoError& e) {
       EXPECT_TRUE(contains(e.what(), "allreduce #1")) << e.what();
-      EXPECT_TRUE(contains(e.what(), "communicator is unusable after an earlier failure: rank 0: barrier #0")) << e.what();
+      EXPECT_TRUE(contains(e.what(), "communicator is unusable after an earlier failure: rank 0: barrier #0"))
+          << e.what();
     }
     EXPECT_THROW(comm.iallreduce(&value, 1, DataType::int32, ReduceOp::sum), IoError);
   });

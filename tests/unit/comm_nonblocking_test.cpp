@@ -62,7 +62,8 @@ struct Issued {
   Ints& buffer(Ints contents) { return buffers.emplace_back(std::move(contents)); }
   Ints& buffer(std::size_t count) { return buffers.emplace_back(count, -1); }
   void expect(const Ints& got, Ints expected, std::string what) {
-    checks.push_back([&got, expected = std::move(expected), what = std::move(what)] { EXPECT_EQ(got, expected) << what; });
+    checks.push_back(
+        [&got, expected = std::move(expected), what = std::move(what)] { EXPECT_EQ(got, expected) << what; });
   }
 };
 
@@ -108,7 +109,8 @@ void issue_uniform_calls(Comm& comm, std::size_t count, Issued& issued) {
 
   Ints& reduce_in = issued.buffer(block_of(me, count));
   Ints& reduce_out = issued.buffer(me == root ? count : 0);
-  issued.requests.push_back(comm.ireduce(reduce_in.data(), reduce_out.data(), count, DataType::int32, ReduceOp::sum, root));
+  issued.requests.push_back(
+      comm.ireduce(reduce_in.data(), reduce_out.data(), count, DataType::int32, ReduceOp::sum, root));
   issued.expect(reduce_out, me == root ? sum_over_ranks(n, count) : Ints{}, "ireduce" + at);
 
   Ints& gathered = issued.buffer(count * static_cast<std::size_t>(n));
@@ -126,7 +128,8 @@ void issue_uniform_calls(Comm& comm, std::size_t count, Issued& issued) {
 
   Ints& to_reduce = issued.buffer(concat(n, count, [me](int) { return me; }));
   Ints& my_sum = issued.buffer(count);
-  issued.requests.push_back(comm.ireduce_scatter(to_reduce.data(), my_sum.data(), count, DataType::int32, ReduceOp::sum));
+  issued.requests.push_back(
+      comm.ireduce_scatter(to_reduce.data(), my_sum.data(), count, DataType::int32, ReduceOp::sum));
   Ints expected_sum(count);
   for (std::size_t i = 0; i < count; ++i) expected_sum[i] = n * (n - 1) / 2 * 100000 + n * static_cast<int>(i);
   issued.expect(my_sum, expected_sum, "ireduce_scatter" + at);
@@ -177,7 +180,8 @@ void issue_v_calls(Comm& comm, int salt, Issued& issued) {
   Ints& block = issued.buffer(layout.counts[self]);
   {
     std::vector<std::size_t> counts = layout.counts;
-    issued.requests.push_back(comm.ireduce_scatter_v(input.data(), block.data(), counts, DataType::int32, ReduceOp::sum));
+    issued.requests.push_back(
+        comm.ireduce_scatter_v(input.data(), block.data(), counts, DataType::int32, ReduceOp::sum));
   }
   issued.expect(block, Ints(layout.counts[self], n * (n + 1) / 2), "ireduce_scatter_v" + at);
 

@@ -50,9 +50,11 @@ void exercise(Comm& comm) {
   comm.barrier();
   pending.wait();
   for (int r = 0; r < n; ++r)
-    if (ranks[static_cast<std::size_t>(r)] != r) throw std::runtime_error("allgather: wrong block " + std::to_string(r));
+    if (ranks[static_cast<std::size_t>(r)] != r)
+      throw std::runtime_error("allgather: wrong block " + std::to_string(r));
   for (std::size_t i = 0; i < values.size(); ++i) {
-    const std::int64_t expected = std::int64_t{n} * static_cast<std::int64_t>(i) + std::int64_t{10000} * n * (n - 1) / 2;
+    const std::int64_t expected =
+        std::int64_t{n} * static_cast<std::int64_t>(i) + std::int64_t{10000} * n * (n - 1) / 2;
     if (values[i] != expected) throw std::runtime_error("iallreduce: wrong element " + std::to_string(i));
   }
 }
@@ -105,7 +107,8 @@ TEST(CommOnAStore, ProcessesJoinThroughAFileStore) {
   }
   for (int rank = 0; rank < size; ++rank) {
     int status = -1;
-    ASSERT_EQ(::waitpid(children[static_cast<std::size_t>(rank)], &status, 0), children[static_cast<std::size_t>(rank)]);
+    ASSERT_EQ(::waitpid(children[static_cast<std::size_t>(rank)], &status, 0),
+              children[static_cast<std::size_t>(rank)]);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "rank " << rank << " status " << status;
   }
 }

@@ -76,7 +76,8 @@ class StoreJob {
         std::lock_guard lock(mutex_);
         callers_.push_back(caller);
       }
-      return std::make_unique<bootstrap::StoreBootstrap>(std::make_unique<CallerStore>(*caller), rank, size_, "", soon());
+      return std::make_unique<bootstrap::StoreBootstrap>(std::make_unique<CallerStore>(*caller), rank, size_, "",
+                                                         soon());
     }
     return bootstrap::join_tcp(bootstrap::JoinRequest{server_->address(), "store-token", rank, size_, ""}, soon());
   }
