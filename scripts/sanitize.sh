@@ -17,7 +17,10 @@
 # compiles slow, and -O0's tests run much longer.
 #
 # What is built and run (the library is always built whole):
-#   asan  every tests/unit/*_test executable; CTEST_ARGS default `-L unit`.
+#   asan  every tests/unit/*_test executable; CTEST_ARGS default `-L unit
+#         -E REGEX`, where REGEX drops the collectives matrices' world sizes
+#         6, 7, 12 and 16 (the host run covers them; 1-5 and 8 keep every
+#         algorithm's power-of-two, odd and non-power-of-two paths).
 #   tsan  only the unit tests that start threads (their source mentions
 #         std::thread, std::jthread, std::async, run_comms, run_ranks or
 #         run_comm_ranks),
@@ -26,10 +29,13 @@
 #         collective with ranks as threads over inproc and tcp), the
 #         transport contract (transport_contract_test), bootstrap, comm,
 #         tcp, topology and calibration suites. CTEST_ARGS default
-#         `-L unit -E REGEX --repeat until-pass:2`, where REGEX drops the
-#         collectives matrices' world sizes 6, 7, 12 and 16 (TSan makes
-#         each ~3-6 s; 1-5 and 8 keep every algorithm's power-of-two, odd
-#         and non-power-of-two paths), and a test that fails is run once more:
+#         `-L unit -E REGEX --repeat until-pass:2`, where REGEX keeps the
+#         collectives matrices' world sizes 1, 2, 3 and 8 over inproc and
+#         1, 2 and 3 over tcp (TSan makes a tcp n8 case ~5-20 s; the races
+#         TSan looks for are between a rank's threads and its transport,
+#         which these sizes all reach; 2, 3 and 8 keep every algorithm's
+#         power-of-two, odd and non-power-of-two paths, and the host run
+#         covers every size), and a test that fails is run once more:
 #         TSan slows rcoll 5-15x, and on a loaded host tests with 0.3-1.5 s
 #         timeouts can miss them. A sanitizer report from any attempt still
 #         fails the run (reports are collected from every process).
@@ -104,9 +110,10 @@ if [ "$MODE" = tsan ]; then
     sed 's|.*/||; s|\.cpp$||' | grep -v '^rdma_')
   targets=$(comm -12 <(echo "$targets" | sort) <(echo "$threaded" | sort))
   [ ${#CTEST_ARGS[@]} -gt 0 ] ||
-    CTEST_ARGS=(-L unit -E '^All/[A-Za-z]+Test\.[A-Za-z]+/(inproc|tcp)_n(6|7|12|16)_' --repeat until-pass:2)
+    CTEST_ARGS=(-L unit -E '^All/[A-Za-z]+Test\.[A-Za-z]+/((inproc|tcp)_n(4|5|6|7|12|16)|tcp_n8)_'
+                --repeat until-pass:2)
 fi
-[ ${#CTEST_ARGS[@]} -gt 0 ] || CTEST_ARGS=(-L unit)
+[ ${#CTEST_ARGS[@]} -gt 0 ] || CTEST_ARGS=(-L unit -E '^All/[A-Za-z]+Test\.[A-Za-z]+/(inproc|tcp)_n(6|7|12|16)_')
 # A test executable left in BUILD_DIR by an earlier, wider build must not run
 # stale: remove it and its test list (a later selection relinks it, which
 # lists its tests again).

@@ -5,9 +5,9 @@
 #   1. ctest: unit, threaded collectives, launcher, multi-process jobs,
 #      failure injection, soak (short), the compare tool's smoke test, and
 #      the RDMA suite inside the Soft-RoCE guest (label rdma);
-#   2. the build without RDMA (RCOLL_WITH_RDMA=OFF) and its unit tests,
+#   2. the build without RDMA (RCOLL_WITH_RDMA=OFF) and the unit suites that reach what it leaves out,
 #      in build-tcp-only/ (scripts/tcp-only.sh);
-#   3. the libFuzzer targets, RCOLL_FUZZ_SECONDS each (default 30;
+#   3. the libFuzzer targets, RCOLL_FUZZ_SECONDS each (default 20;
 #      scripts/fuzz.sh);
 #   4. the unit and threaded collective suites under AddressSanitizer +
 #      UndefinedBehaviorSanitizer, then ThreadSanitizer (scripts/sanitize.sh).
@@ -29,9 +29,9 @@ step_done "ctest"
 [ $# -eq 0 ] || exit 0
 
 scripts/tcp-only.sh
-step_done "TCP-only build (RCOLL_WITH_RDMA=OFF) and unit tests"
+step_done "TCP-only build (RCOLL_WITH_RDMA=OFF) and its suites"
 
-scripts/fuzz.sh -t "${RCOLL_FUZZ_SECONDS:-30}"
+scripts/fuzz.sh -t "${RCOLL_FUZZ_SECONDS:-20}"
 step_done "fuzzing"
 
 scripts/sanitize.sh asan
