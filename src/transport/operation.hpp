@@ -81,6 +81,13 @@ void drive_until(const Operation& operation, Deadline deadline, const LazyText& 
 // them has finished (at once when one has, or when there are none).
 void drive_until_any(std::span<const Operation* const> operations, Deadline deadline, const LazyText& step);
 
+// For a progress thread (comm/progress_thread.hpp): drives this thread's
+// suspended operations, spinning then blocking as wait_all() does, until
+// none is left or `stop()` is true. `transport` is the one they all reach
+// (a sub-transport's base); its wake() ends a block early, so that `stop`
+// is looked at again at once.
+void drive_while_suspended(Transport& transport, const std::function<bool()>& stop);
+
 // The suspended operations of this thread.
 std::size_t suspended_operations() noexcept;
 

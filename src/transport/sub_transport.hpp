@@ -36,6 +36,7 @@ class SubTransport final : public Transport {
   void cancel(Request& request) override { base_->cancel(request); }
   bool progress() override { return base_->progress(); }
   void wait_for_activity(std::chrono::microseconds max) override { base_->wait_for_activity(max); }
+  void wake() override { base_->wake(); }
 
   int base_rank(int rank) const { return members_.at(static_cast<std::size_t>(rank)); }
   // This transport's rank of base rank `base`; -1 if it is not a member.

@@ -15,8 +15,9 @@
 // - A peer that fails (closed connection, error completion) fails every
 //   pending request on that peer with an IoError naming the peer's rank.
 // - Progress happens only inside progress() and wait_for_activity(), on the
-//   caller's thread: there are no progress threads. Not thread-safe; one
-//   thread drives one transport.
+//   caller's thread: a transport starts no thread of its own. Not
+//   thread-safe, except wake(); one thread drives one transport (a
+//   communicator's progress thread, when it has one: comm/progress_thread.hpp).
 #pragma once
 
 #include <chrono>
@@ -75,6 +76,10 @@ class Transport {
   // Sleeps until the transport may have work (a socket readable or
   // writable, a completion) or `max` passes. Never sleeps past `max`.
   virtual void wait_for_activity(std::chrono::microseconds max) = 0;
+  // Thread-safe, never blocks: makes the driving thread's wait_for_activity()
+  // under way, or else its next one, return soon (a progress thread has
+  // new work). The only call another thread may make.
+  virtual void wake() = 0;
 };
 
 }  // namespace rcoll::transport

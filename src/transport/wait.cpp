@@ -3,6 +3,8 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -125,6 +127,17 @@ class OperationTarget {
   const LazyText& step_;
 };
 
+class WhileSuspendedTarget {
+ public:
+  explicit WhileSuspendedTarget(const std::function<bool()>& stop) : stop_(stop) {}
+  bool done() const { return !driving::any_suspended() || stop_(); }
+  [[noreturn]] void timeout() const { throw std::logic_error("drive_while_suspended: a deadline of never passed"); }
+  void observe(WaitObserver&, Deadline::Clock::time_point) const {}  // the operations' own waits report
+
+ private:
+  const std::function<bool()>& stop_;
+};
+
 // The driver's loop: progress, the hook, the thread's suspended operations,
 // then spin, yield and block until the target is done or the deadline.
 // No clock read until something is still pending after a progress call:
@@ -240,6 +253,10 @@ void drive_until_any(std::span<const Operation* const> operations, Deadline dead
   if (operations.empty()) return;
   Transport& transport = operations.front()->transport();
   drive(transport, OperationTarget(transport, operations, step), deadline, nullptr);
+}
+
+void drive_while_suspended(Transport& transport, const std::function<bool()>& stop) {
+  drive(transport, WhileSuspendedTarget(stop), Deadline::never(), nullptr);
 }
 
 }  // namespace rcoll::transport

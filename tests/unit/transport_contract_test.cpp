@@ -310,6 +310,42 @@ TEST_P(TransportContract, CancelDuringTransferStopsWritingTheBuffer) {
   });
 }
 
+// wake() from another thread ends a wait_for_activity() under way, and a
+// wake() before a wait ends that wait at once; nothing else is due (a
+// receive is pending, nothing is sent), so only wake() can end the 10 s
+// waits early. A wait may also return for reasons of its own (a timer):
+// the loop waits again until the wake has come.
+TEST_P(TransportContract, WakeFromAnotherThreadEndsAWait) {
+  auto w = world(2);
+  Transport& t = w.at(0);
+  test::run_ranks(2, [&](int rank) { warm_up(w.at(rank), rank); });
+  Bytes none(8);
+  RequestPtr pending = t.irecv(1, 77, none.data(), none.size());
+  for (int round = 0; round < 2; ++round) {
+    std::atomic<bool> woken{false};
+    const auto start = std::chrono::steady_clock::now();
+    std::thread waker([&] {
+      std::this_thread::sleep_for(100ms);
+      woken = true;
+      t.wake();
+    });
+    // The waker sets `woken` before it wakes: a wake that comes after this
+    // check ends the wait that follows it.
+    while (!woken.load()) {
+      t.wait_for_activity(10s);
+      t.progress();
+    }
+    waker.join();
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 3s) << "round " << round << ": the wake was missed";
+  }
+  t.wake();
+  const auto start = std::chrono::steady_clock::now();
+  t.wait_for_activity(10s);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 3s) << "a wake before the wait was missed";
+  EXPECT_TRUE(pending->pending());
+  t.cancel(*pending);
+}
+
 TEST_P(TransportContract, SendToSelf) {
   auto w = world(2);
   Transport& t = w.at(1);

@@ -29,6 +29,7 @@ struct Mailbox {
   std::condition_variable arrived;
   std::vector<MatchQueue<Payload>> from;  // index = the sending rank
   std::vector<Finished> finished;
+  bool woken = false;  // wake(): the owner's wait ends
 };
 
 }  // namespace
@@ -110,7 +111,17 @@ class InprocTransport final : public Transport {
   void wait_for_activity(std::chrono::microseconds max) override {
     Mailbox& box = mailbox(rank_);
     std::unique_lock lock(box.mutex);
-    box.arrived.wait_for(lock, max, [&] { return !box.finished.empty(); });
+    box.arrived.wait_for(lock, max, [&] { return !box.finished.empty() || box.woken; });
+    box.woken = false;
+  }
+
+  void wake() override {
+    Mailbox& box = mailbox(rank_);
+    {
+      std::lock_guard lock(box.mutex);
+      box.woken = true;
+    }
+    box.arrived.notify_all();
   }
 
  private:

@@ -158,27 +158,26 @@ void RdmaTransport::wait_for_activity(std::chrono::microseconds max) {
   auto now = Clock::now();
   auto until = now + max;
   if (auto timer = connector_->next_timer()) until = std::min(until, std::max(*timer, now));
-  if (!events_) {  // busy polling: spin until something moves
+  if (!events_)  // busy polling: spin until something moves
     spin(until);
-    return;
-  }
-  if (core_.options.poll == PollMode::automatic && spin(std::min(until, now + auto_spin))) return;
-  block_for_events(until);
+  else if (core_.options.poll != PollMode::automatic || !spin(std::min(until, now + auto_spin)))
+    block_for_events(until);
+  if (wakeup_.signalled()) wakeup_.drain();
 }
 
-// Calls progress() until it moves something (true) or `until` passes. The
-// clock is read every 8th call: reading it costs about as much as a
-// progress() that finds nothing.
+// Calls progress() until it moves something (true), wake() is called
+// (true), or `until` passes. The clock is read every 8th call: reading it
+// costs about as much as a progress() that finds nothing.
 bool RdmaTransport::spin(Clock::time_point until) {
   for (unsigned calls = 1;; ++calls) {
-    if (progress()) return true;
+    if (progress() || wakeup_.signalled()) return true;
     if (calls % 8 == 0 && Clock::now() >= until) return false;
   }
 }
 
 // Arms every CQ, polls once more (a completion that arrived before the arm
-// raises no event), then sleeps on the completion channel and the
-// connector's fd.
+// raises no event), then sleeps on the completion channel, the
+// connector's fd and the wake-up's.
 void RdmaTransport::block_for_events(Clock::time_point until) {
   try {
     for (Peer* peer : core_.active)
@@ -187,13 +186,15 @@ void RdmaTransport::block_for_events(Clock::time_point until) {
     log::warn("rdma: {}", e.what());
     return;
   }
-  if (poll_peers()) return;
-  pollfd fds[2] = {{events_->fd, POLLIN, 0}, {connector_->fd(), POLLIN, 0}};
-  nfds_t count = fds[1].fd >= 0 ? 2 : 1;
+  if (poll_peers() || wakeup_.signalled()) return;
+  // The connector's fd is -1 when it has none: poll(2) skips a negative fd.
+  pollfd fds[3] = {{events_->fd, POLLIN, 0}, {wakeup_.fd(), POLLIN, 0}, {connector_->fd(), POLLIN, 0}};
+  const nfds_t count = 3;
   auto left = std::max(until - Clock::now(), Clock::duration::zero());
   auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
   timespec timeout{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
   ::ppoll(fds, count, &timeout, nullptr);
+  if (fds[1].revents != 0) wakeup_.drain();
   drain_cq_events();
 }
 

@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/event_fd.hpp"
 #include "transport/rdma/cm.hpp"
 #include "transport/rdma/connector.hpp"
 #include "transport/rdma/device.hpp"
@@ -31,6 +32,7 @@ class RdmaTransport final : public Transport {
   void cancel(Request& request) override;
   bool progress() override;
   void wait_for_activity(std::chrono::microseconds max) override;
+  void wake() override { wakeup_.signal(); }
 
   RdmaStats stats() const;
   std::shared_ptr<BufferRegistration::Owner> registrations() const { return registrations_; }
@@ -58,6 +60,7 @@ class RdmaTransport final : public Transport {
   Core core_;
   std::unique_ptr<Connector> connector_;
   std::vector<std::unique_ptr<Peer>> peers_;  // index = rank
+  EventFd wakeup_;  // wake(): ends a spin (its flag) or a sleep (its fd)
 };
 
 }  // namespace rcoll::transport::rdma

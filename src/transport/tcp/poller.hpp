@@ -12,7 +12,8 @@
 namespace rcoll::transport::tcp {
 
 // An epoll key: what kind of socket, and which one (rank or inbound id).
-enum class SocketRole : std::uint32_t { listener = 1, peer = 2, dialer = 3, inbound = 4 };
+// `wakeup` is not a socket: the eventfd of TcpTransport::wake().
+enum class SocketRole : std::uint32_t { listener = 1, peer = 2, dialer = 3, inbound = 4, wakeup = 5 };
 
 inline std::uint64_t make_key(SocketRole role, std::uint32_t index) noexcept {
   return (static_cast<std::uint64_t>(role) << 32) | index;

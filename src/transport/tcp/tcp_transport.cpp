@@ -38,6 +38,7 @@ TcpTransport::TcpTransport(const TransportConfig& config)
   caps_.preferred_segment = preferred_segment;
   peers_.resize(static_cast<std::size_t>(config_.size));
   dialers_.resize(static_cast<std::size_t>(config_.size));
+  poller_.add(wakeup_.fd(), make_key(SocketRole::wakeup, 0), false);
   open_listener();
 }
 
@@ -117,6 +118,7 @@ bool TcpTransport::dispatch(const epoll_event& event) {
     case SocketRole::peer: return peers_[index] ? peers_[index]->on_events(event.events) : false;
     case SocketRole::dialer: return on_dialer(static_cast<int>(index), event.events);
     case SocketRole::inbound: return on_inbound(index);
+    case SocketRole::wakeup: wakeup_.drain(); return false;
   }
   return false;
 }

@@ -16,6 +16,7 @@
 #include <map>
 #include <vector>
 
+#include "common/event_fd.hpp"
 #include "common/fd.hpp"
 #include "transport/factory.hpp"
 #include "transport/tcp/dialer.hpp"
@@ -46,6 +47,7 @@ class TcpTransport final : public Transport {
   void cancel(Request& request) override;
   bool progress() override;
   void wait_for_activity(std::chrono::microseconds max) override;
+  void wake() override { wakeup_.signal(); }
 
  private:
   void check_peer(int peer) const;
@@ -77,6 +79,7 @@ class TcpTransport final : public Transport {
   Capabilities caps_;
   SendBuffer send_buffer_;
   Poller poller_;  // declared first: outlives every socket filed in it
+  EventFd wakeup_;  // in poller_: wake() ends an epoll wait
   UniqueFd listener_;
   std::string listen_ip_;
   std::uint16_t port_ = 0;
