@@ -8,6 +8,9 @@
 // complete; an i-call returns a Request (rcoll/request.hpp) for a call in
 // flight. Every wait honours the communicator's timeout (Options::timeout,
 // RCOLL_TIMEOUT), or the call's own when its trailing CallOptions sets one.
+// Calls in flight move while this rank is inside a call, or all the time
+// with a progress thread (Options::progress, RCOLL_PROGRESS=thread), on
+// which every call of the communicator then runs (docs/THREADING.md).
 //
 // All ranks must call the same collectives in the same order with matching
 // count, dtype, op and root (as in MPI). RCOLL_CHECK=1 (Options::check)

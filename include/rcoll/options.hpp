@@ -17,6 +17,11 @@ enum class ReduceScatterAlgo { automatic, ring, recursive_halving };
 enum class AlltoallAlgo { automatic, pairwise, bruck };
 enum class GatherAlgo { automatic, binomial, linear };
 enum class ScatterAlgo { automatic, binomial, linear };
+// Who moves the issued (non-blocking) calls: `caller`, the application's
+// thread inside each call, test() and wait(); `thread`, a progress thread
+// of the communicator's own, also while the application computes
+// (docs/THREADING.md).
+enum class Progress { caller, thread };
 
 // The smallest pipeline segment Options::segment_bytes (RCOLL_SEGMENT_BYTES)
 // takes. Every segment is a message with its own request, header and
@@ -73,6 +78,10 @@ struct Options {
   // check: the ranks compare them when they join, and a difference fails
   // creation on every rank with an InvalidArgument naming it.
   bool calibrate = true;
+  // RCOLL_PROGRESS=caller|thread (default caller). A rank's own choice:
+  // ranks may differ. A communicator split from this one shares its
+  // progress thread.
+  Progress progress = Progress::caller;
 };
 
 // Per-call settings: the trailing, optional argument of every blocking call
@@ -91,6 +100,7 @@ std::string to_string(ReduceScatterAlgo algo);
 std::string to_string(AlltoallAlgo algo);
 std::string to_string(GatherAlgo algo);
 std::string to_string(ScatterAlgo algo);
+std::string to_string(Progress progress);
 // Parse the names used by the environment variables; throw InvalidArgument.
 TransportKind parse_transport(const std::string& name);
 AllreduceAlgo parse_allreduce_algo(const std::string& name);
@@ -101,5 +111,6 @@ ReduceScatterAlgo parse_reduce_scatter_algo(const std::string& name);
 AlltoallAlgo parse_alltoall_algo(const std::string& name);
 GatherAlgo parse_gather_algo(const std::string& name);
 ScatterAlgo parse_scatter_algo(const std::string& name);
+Progress parse_progress(const std::string& name);
 
 }  // namespace rcoll

@@ -119,10 +119,34 @@ const std::byte in_place_marker{};
 }  // namespace
 const void* const in_place = &in_place_marker;
 
+namespace {
+
+// Destroys a communicator where its calls run: its operations live on its
+// progress thread, when it has one (comm/progress_thread.hpp). That
+// thread, if this was the last communicator of its family, is stopped
+// afterwards, here.
+void destroy(std::unique_ptr<comm::CommImpl> impl) noexcept {
+  if (!impl || !impl->progress_thread()) return;
+  const std::shared_ptr<comm::ProgressThread> thread = impl->progress_thread();
+  try {
+    thread->execute([&impl] { impl.reset(); });
+  } catch (const std::exception& e) {  // only std::bad_alloc could come: the task fits std::function's own storage
+    log::error("destroying a communicator on its progress thread failed ({}); destroying it here", e.what());
+  }
+}
+
+}  // namespace
+
 Comm::Comm(std::unique_ptr<comm::CommImpl> impl) : impl_(std::move(impl)) {}
 Comm::Comm(Comm&&) noexcept = default;
-Comm& Comm::operator=(Comm&&) noexcept = default;
-Comm::~Comm() = default;
+Comm& Comm::operator=(Comm&& other) noexcept {
+  if (this != &other) {
+    destroy(std::move(impl_));
+    impl_ = std::move(other.impl_);
+  }
+  return *this;
+}
+Comm::~Comm() { destroy(std::move(impl_)); }
 
 using diagnostics::CallKind;
 using comm::checked;

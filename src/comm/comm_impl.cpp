@@ -69,6 +69,8 @@ CommImpl::CommImpl(const Options& options, const JoinFunction& join,
             options_.size, layout_.local_rank, layout_.local_size, topology::this_host().cpus, layout_.hosts,
             transport_name_);
   plan_job(deadline);
+  // From here on only the progress thread touches the transport.
+  if (options_.progress == Progress::thread) progress_ = std::make_shared<ProgressThread>(transport_);
 }
 
 CommImpl::~CommImpl() {

@@ -28,6 +28,7 @@
 #include "comm/call_guard.hpp"
 #include "comm/host_layout.hpp"
 #include "comm/pending_call.hpp"
+#include "comm/progress_thread.hpp"
 #include "comm/tags.hpp"
 #include "common/lazy_text.hpp"
 #include "common/log.hpp"
@@ -187,6 +188,17 @@ class CommImpl {
   // on this communicator and every one split from the same first one (they
   // share its transport).
   CallGuard& call_guard() noexcept { return *call_guard_; }
+  // The family's progress thread (Options::progress); null when calls run
+  // on the caller's thread.
+  const std::shared_ptr<ProgressThread>& progress_thread() const noexcept { return progress_; }
+  // Runs `f` where this communicator's calls run: on the progress thread
+  // when there is one, else here. Every entry from Comm and Request goes
+  // through it.
+  template <typename F>
+  std::invoke_result_t<F&> on_progress_thread(F&& f) {
+    if (progress_) return progress_->execute(f);
+    return f();
+  }
 
   // Comm::split (split.cpp): collective over this communicator. The ranks
   // with the same `color` get a new communicator, ranked by (`key`, rank
@@ -364,6 +376,9 @@ class CommImpl {
   std::vector<PendingCallPtr> pending_;
   std::shared_ptr<CallGuard> call_guard_ = std::make_shared<CallGuard>();
   std::shared_ptr<Family> family_ = std::make_shared<Family>();
+  // Declared last: its thread is stopped (when this holds the last
+  // reference) after the rest of this communicator is gone.
+  std::shared_ptr<ProgressThread> progress_;
 };
 
 }  // namespace rcoll::comm

@@ -91,6 +91,7 @@ void read_tuning(Options& options) {
   }
   options.check = env::zero_or_one("RCOLL_CHECK").value_or(options.check);
   options.calibrate = env::zero_or_one("RCOLL_CALIBRATE").value_or(options.calibrate);
+  if (auto name = env::text("RCOLL_PROGRESS")) options.progress = parse_progress(*name);
   if (auto text = env::text("RCOLL_TIMEOUT")) options.timeout = timeout_from(*text);
 }
 

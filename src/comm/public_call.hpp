@@ -39,16 +39,17 @@ inline CommImpl& checked(const std::unique_ptr<CommImpl>& impl, std::string_view
 }
 
 // Runs one communicating call: holds the communicator's call guard
-// (call_guard.hpp) for its duration, and turns a std::bad_alloc that
-// reaches this boundary into a ResourceError (those met while the call
-// communicated became one inside CommImpl::run already).
+// (call_guard.hpp) for its duration, runs it on the progress thread when
+// the communicator has one, and turns a std::bad_alloc that reaches this
+// boundary into a ResourceError (those met while the call communicated
+// became one inside CommImpl::run already).
 template <typename Body>
 auto public_call(const std::unique_ptr<CommImpl>& impl, diagnostics::CallKind kind, std::size_t count, DataType type,
                  Body&& body) {
   CommImpl& c = checked(impl, diagnostics::to_string(kind));
   CallGuard::Scope scope(c.call_guard(), c.rank(), kind);
   try {
-    return body(c);
+    return c.on_progress_thread([&] { return body(c); });
   } catch (const std::bad_alloc&) {
     throw_out_of_memory(c.rank(), kind, count, type);
   }

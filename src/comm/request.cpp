@@ -45,7 +45,8 @@ void Request::release() noexcept {
   }
   try {
     auto scope = guard(*call_);
-    call_->comm->abandon(*call_);
+    comm::CommImpl& comm = *call_->comm;
+    comm.on_progress_thread([&] { comm.abandon(*call_); });
   } catch (const std::exception& e) {
     // Another thread is in a call on the communicator (which the threading contract forbids).
     log::error("a request destroyed while pending could not reach its communicator: {}", e.what());
@@ -63,7 +64,8 @@ bool Request::test() {
   if (!call_) return true;
   if (!call_->settled) {
     auto scope = guard(*call_);
-    if (!call_->comm->test(*call_)) return false;
+    comm::CommImpl& comm = *call_->comm;
+    if (!comm.on_progress_thread([&] { return comm.test(*call_); })) return false;
   }
   complete();
   return true;
@@ -108,7 +110,7 @@ std::size_t wait_any(std::span<Request> requests) {
   std::size_t found = 0;
   {
     auto scope = guard(*calls.front());
-    found = comm->wait_any(calls);
+    found = comm->on_progress_thread([&] { return comm->wait_any(calls); });
   }
   if (found == calls.size())  // cannot happen: wait_any settles one, at the latest past the deadlines
     throw IoError(comm->rank(), -1, "wait_any", "no request completed");

@@ -35,7 +35,8 @@ CommImpl::CommImpl(CommImpl& parent, const SubSpec& spec)
       root_ranks_(spec.root_ranks),
       state_(std::make_shared<diagnostics::CallState>(spec.rank)),
       call_guard_(parent.call_guard_),
-      family_(parent.family_) {
+      family_(parent.family_),
+      progress_(parent.progress_) {
   options_.rank = spec.rank;
   options_.size = static_cast<int>(spec.root_ranks.size());
   transport_ =

@@ -58,6 +58,7 @@ const Names<GatherAlgo> gather_algos{
     {GatherAlgo::automatic, "auto"}, {GatherAlgo::binomial, "binomial"}, {GatherAlgo::linear, "linear"}};
 const Names<ScatterAlgo> scatter_algos{
     {ScatterAlgo::automatic, "auto"}, {ScatterAlgo::binomial, "binomial"}, {ScatterAlgo::linear, "linear"}};
+const Names<Progress> progress_modes{{Progress::caller, "caller"}, {Progress::thread, "thread"}};
 
 }  // namespace
 
@@ -70,6 +71,7 @@ std::string to_string(ReduceScatterAlgo algo) { return name_in(reduce_scatter_al
 std::string to_string(AlltoallAlgo algo) { return name_in(alltoall_algos, algo); }
 std::string to_string(GatherAlgo algo) { return name_in(gather_algos, algo); }
 std::string to_string(ScatterAlgo algo) { return name_in(scatter_algos, algo); }
+std::string to_string(Progress progress) { return name_in(progress_modes, progress); }
 
 TransportKind parse_transport(const std::string& name) { return parse_in(transports, name, "transport"); }
 AllreduceAlgo parse_allreduce_algo(const std::string& name) {
@@ -88,5 +90,6 @@ AlltoallAlgo parse_alltoall_algo(const std::string& name) {
 }
 GatherAlgo parse_gather_algo(const std::string& name) { return parse_in(gather_algos, name, "gather algorithm"); }
 ScatterAlgo parse_scatter_algo(const std::string& name) { return parse_in(scatter_algos, name, "scatter algorithm"); }
+Progress parse_progress(const std::string& name) { return parse_in(progress_modes, name, "progress mode"); }
 
 }  // namespace rcoll

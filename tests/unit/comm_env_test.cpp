@@ -32,7 +32,7 @@ class ScopedEnv {
       "RCOLL_RANK", "RCOLL_SIZE", "RCOLL_LOCAL_RANK", "RCOLL_LOCAL_SIZE", "SLURM_NTASKS_PER_NODE",
       "OMPI_COMM_WORLD_LOCAL_SIZE", "LOCAL_WORLD_SIZE", "RCOLL_BOOTSTRAP", "RCOLL_BOOTSTRAP_SERVE",
       "RCOLL_JOB_TOKEN", "RCOLL_TRANSPORT", "RCOLL_TIMEOUT", "RCOLL_SOCKET_IFNAME", "RCOLL_ALLREDUCE_ALGO",
-      "RCOLL_BCAST_ALGO", "RCOLL_SEGMENT_BYTES", "RCOLL_CHECK", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID",
+      "RCOLL_BCAST_ALGO", "RCOLL_SEGMENT_BYTES", "RCOLL_CHECK", "RCOLL_PROGRESS", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID",
       "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "RANK", "WORLD_SIZE",
       "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"};
   std::map<std::string, std::string> saved_;
@@ -148,6 +148,22 @@ TEST(EnvOptions, MalformedValuesNameTheVariable) {
   expect_invalid({{"RCOLL_SEGMENT_BYTES", "-4K"}}, "RCOLL_SEGMENT_BYTES");
   expect_invalid({{"MASTER_ADDR", "h"}}, "MASTER_PORT");
   expect_invalid({{"RCOLL_CHECK", "yes"}}, "RCOLL_CHECK");
+  expect_invalid({{"RCOLL_PROGRESS", "threads"}}, "progress mode 'threads' (expected caller or thread)");
+}
+
+TEST(EnvOptions, ProgressIsTheCallersUnlessRcollProgressIsThread) {
+  {
+    ScopedEnv env(std::map<std::string, std::string>{});
+    EXPECT_EQ(options_from_env().progress, Progress::caller);
+  }
+  {
+    ScopedEnv env(std::map<std::string, std::string>{{"RCOLL_PROGRESS", "thread"}});
+    EXPECT_EQ(options_from_env().progress, Progress::thread);
+  }
+  {
+    ScopedEnv env(std::map<std::string, std::string>{{"RCOLL_PROGRESS", "caller"}});
+    EXPECT_EQ(options_from_env().progress, Progress::caller);
+  }
 }
 
 TEST(EnvOptions, CheckIsOffUnlessRcollCheckIsOne) {

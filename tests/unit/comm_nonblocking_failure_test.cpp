@@ -4,7 +4,9 @@
 // communicator destroyed with calls pending, break the communicator down
 // so that the peers waiting for this rank fail at once, not at their
 // timeout; a message that does not fit fails its irecv only. Ranks as
-// threads over TCP (and in process), joined through the in-memory bootstrap.
+// threads over TCP (and in process), joined through the in-memory
+// bootstrap, with calls moved by the caller's thread or by a progress
+// thread (Options::progress).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -24,10 +26,13 @@ using Clock = std::chrono::steady_clock;
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-void run_comms(const std::string& backend, int size, const std::function<void(Comm&)>& body) {
+// `param`: a backend, with "_thread" after it for communicators with a progress thread.
+void run_comms(const std::string& param, int size, const std::function<void(Comm&)>& body) {
   Options base;
   base.timeout = 30s;
-  test::run_comm_ranks(backend, size, base, body);
+  const auto cut = param.find("_thread");
+  if (cut != std::string::npos) base.progress = Progress::thread;
+  test::run_comm_ranks(param.substr(0, cut), size, base, body);
 }
 
 // Rank 1's part in each test: a receive from rank 0 that only ends when
@@ -154,7 +159,8 @@ TEST_P(NonBlockingFailure, AMessageThatDoesNotFitFailsItsReceiveOnly) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, NonBlockingFailure, ::testing::Values("tcp", "inproc"));
+INSTANTIATE_TEST_SUITE_P(Backends, NonBlockingFailure,
+                         ::testing::Values("tcp", "inproc", "tcp_thread", "inproc_thread"));
 
 }  // namespace
 }  // namespace rcoll

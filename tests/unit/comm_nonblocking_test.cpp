@@ -225,12 +225,18 @@ void issue_point_to_point(Comm& comm, std::size_t count, Issued& issued) {
   issued.checks.push_back([&issued, index, count] { EXPECT_EQ(issued.requests[index].count(), count); });
 }
 
+// A backend and a world size; the calls move on the caller's thread, or
+// on a progress thread (Options::progress) where the backend's name ends
+// in "_thread".
 class NonBlocking : public test::OnBackend<std::pair<std::string, int>> {
  protected:
   void run(const std::function<void(Comm&)>& body) {
     Options base;
     base.timeout = 30s;
-    test::run_comm_ranks(GetParam().first, GetParam().second, base, body);
+    const std::string& name = GetParam().first;
+    const auto cut = name.find("_thread");
+    if (cut != std::string::npos) base.progress = Progress::thread;
+    test::run_comm_ranks(name.substr(0, cut), GetParam().second, base, body);
   }
 };
 
@@ -292,7 +298,11 @@ INSTANTIATE_TEST_SUITE_P(Worlds, NonBlocking,
                                            std::pair<std::string, int>{"tcp", 3},
                                            std::pair<std::string, int>{"tcp", 4},
                                            std::pair<std::string, int>{"rdma", 2},
-                                           std::pair<std::string, int>{"rdma", 3}),
+                                           std::pair<std::string, int>{"rdma", 3},
+                                           std::pair<std::string, int>{"inproc_thread", 2},
+                                           std::pair<std::string, int>{"inproc_thread", 5},
+                                           std::pair<std::string, int>{"tcp_thread", 3},
+                                           std::pair<std::string, int>{"rdma_thread", 3}),
                          [](const auto& info) { return info.param.first + "_n" + std::to_string(info.param.second); });
 
 }  // namespace
