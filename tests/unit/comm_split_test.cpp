@@ -2,11 +2,15 @@
 // communicators running non-blocking collectives at the same time as the
 // parent, every result against a serial reference; split inside split; dup
 // of a split; a negative color; a sub-communicator's errors in its own
-// ranks. Ranks as threads over TCP and in process, and RDMA in the guest.
+// ranks. Ranks as threads over TCP and in process, and RDMA in the guest;
+// the grid also as processes on a FileStore.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <utility>
@@ -14,6 +18,7 @@
 
 #include "rcoll/rcoll.hpp"
 #include "support/comm_ranks.hpp"
+#include "support/scratch_directory.hpp"
 #include "support/transport_fixture.hpp"
 
 namespace rcoll {
@@ -60,40 +65,80 @@ std::vector<int> iota_ranks(int n) {
 // Rows of 2 ranks (rank / 2) and columns (rank % 2): with the parent, three
 // communicators over one transport, each running an iallreduce and the
 // columns also an iallgather, all issued before any is waited for.
-TEST_P(Split, GridRowsAndColumnsRunBesideTheParent) {
-  run([](Comm& world) {
-    const int n = world.size(), me = world.rank();
-    constexpr int row_size = 2;
-    Comm row = world.split(me / row_size, me);
-    Comm column = world.split(me % row_size, me);
-    ASSERT_TRUE(row.valid() && column.valid());
-    EXPECT_EQ(row.size(), std::min(row_size, n - me / row_size * row_size));
-    EXPECT_EQ(row.rank(), me % row_size);
-    EXPECT_EQ(column.size(), (n - me % row_size + row_size - 1) / row_size);
-    EXPECT_EQ(column.rank(), me / row_size);
+void run_grid(Comm& world) {
+  const int n = world.size(), me = world.rank();
+  constexpr int row_size = 2;
+  Comm row = world.split(me / row_size, me);
+  Comm column = world.split(me % row_size, me);
+  ASSERT_TRUE(row.valid() && column.valid());
+  EXPECT_EQ(row.size(), std::min(row_size, n - me / row_size * row_size));
+  EXPECT_EQ(row.rank(), me % row_size);
+  EXPECT_EQ(column.size(), (n - me % row_size + row_size - 1) / row_size);
+  EXPECT_EQ(column.rank(), me / row_size);
 
-    const std::size_t count = 1001;
-    Ints in_world = contribution(me, 1, count), in_row = contribution(row.rank(), 2, count),
-         in_column = contribution(column.rank(), 3, count);
-    Ints out_world(count), out_row(count), out_column(count), gathered(static_cast<std::size_t>(column.size()));
-    const std::int64_t mine = me;
-    std::vector<Request> requests;
-    requests.push_back(world.iallreduce(in_world.data(), out_world.data(), count, DataType::int64, ReduceOp::sum));
-    requests.push_back(row.iallreduce(in_row.data(), out_row.data(), count, DataType::int64, ReduceOp::sum));
-    requests.push_back(column.iallreduce(in_column.data(), out_column.data(), count, DataType::int64, ReduceOp::sum));
-    requests.push_back(column.iallgather(&mine, gathered.data(), 1, DataType::int64));
-    // A blocking call on the parent while the others are in flight.
-    std::int64_t total = me;
-    world.allreduce(&total, &total, 1, DataType::int64, ReduceOp::sum);
-    wait_all(requests);
+  const std::size_t count = 1001;
+  Ints in_world = contribution(me, 1, count), in_row = contribution(row.rank(), 2, count),
+       in_column = contribution(column.rank(), 3, count);
+  Ints out_world(count), out_row(count), out_column(count), gathered(static_cast<std::size_t>(column.size()));
+  const std::int64_t mine = me;
+  std::vector<Request> requests;
+  requests.push_back(world.iallreduce(in_world.data(), out_world.data(), count, DataType::int64, ReduceOp::sum));
+  requests.push_back(row.iallreduce(in_row.data(), out_row.data(), count, DataType::int64, ReduceOp::sum));
+  requests.push_back(column.iallreduce(in_column.data(), out_column.data(), count, DataType::int64, ReduceOp::sum));
+  requests.push_back(column.iallgather(&mine, gathered.data(), 1, DataType::int64));
+  // A blocking call on the parent while the others are in flight.
+  std::int64_t total = me;
+  world.allreduce(&total, &total, 1, DataType::int64, ReduceOp::sum);
+  wait_all(requests);
 
-    EXPECT_EQ(total, std::int64_t{n} * (n - 1) / 2);
-    EXPECT_EQ(out_world, sum_of(iota_ranks(n), 1, count));
-    EXPECT_EQ(out_row, sum_of(iota_ranks(row.size()), 2, count));
-    EXPECT_EQ(out_column, sum_of(iota_ranks(column.size()), 3, count));
-    for (int c = 0; c < column.size(); ++c)
-      EXPECT_EQ(gathered[static_cast<std::size_t>(c)], c * row_size + me % row_size) << "column rank " << c;
-  });
+  EXPECT_EQ(total, std::int64_t{n} * (n - 1) / 2);
+  EXPECT_EQ(out_world, sum_of(iota_ranks(n), 1, count));
+  EXPECT_EQ(out_row, sum_of(iota_ranks(row.size()), 2, count));
+  EXPECT_EQ(out_column, sum_of(iota_ranks(column.size()), 3, count));
+  for (int c = 0; c < column.size(); ++c)
+    EXPECT_EQ(gathered[static_cast<std::size_t>(c)], c * row_size + me % row_size) << "column rank " << c;
+}
+
+TEST_P(Split, GridRowsAndColumnsRunBesideTheParent) { run(run_grid); }
+
+// The grid as real processes (2 x 3), forked before any thread of this
+// test starts, joined through a FileStore on one directory over TCP; the
+// odd ranks move their calls with a progress thread. A child exits 0
+// only if every check held.
+TEST(SplitProcesses, GridRowsAndColumnsRunBesideTheParent) {
+  test::ScratchDirectory directory;
+  constexpr int size = 6;
+  std::vector<pid_t> children;
+  for (int rank = 0; rank < size; ++rank) {
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0) << "fork failed";
+    if (pid == 0) {
+      int status = 1;
+      try {
+        Options options;
+        options.rank = rank;
+        options.size = size;
+        options.transport = TransportKind::tcp;
+        options.timeout = 30s;
+        options.progress = rank % 2 == 1 ? Progress::thread : Progress::caller;
+        FileStore store(directory.path());
+        Comm world = Comm::create(options, store);
+        run_grid(world);
+        status = ::testing::Test::HasFailure() ? 1 : 0;
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "rank %d: %s\n", rank, e.what());
+      }
+      std::fflush(nullptr);
+      ::_exit(status);
+    }
+    children.push_back(pid);
+  }
+  for (int rank = 0; rank < size; ++rank) {
+    int status = -1;
+    const pid_t child = children[static_cast<std::size_t>(rank)];
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "rank " << rank << " status " << status;
+  }
 }
 
 // A split of a split, ordered by a key that reverses the ranks, and a dup
