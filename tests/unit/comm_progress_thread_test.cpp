@@ -181,7 +181,8 @@ TEST_P(ProgressThread, BlockingCallsRunOnItAndWaitForLateRanks) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, ProgressThread, ::testing::Values("inproc", "tcp", "rdma"));
+INSTANTIATE_TEST_SUITE_P(Backends, ProgressThread, ::testing::Values("inproc", "tcp", "rdma"),
+                         [](const auto& info) { return std::string(info.param); });
 
 }  // namespace
 }  // namespace rcoll
