@@ -5,7 +5,8 @@ Checks that the library's layers depend only on the layers below them.
 Every folder directly under src/ is a layer; every `#include "x/..."` in a
 file under src/<layer>/ must name the layer itself, a layer that LAYERS
 allows it, or the public headers ("rcoll/...", allowed everywhere). The
-public headers under include/rcoll/ may include only "rcoll/...". A folder
+public headers under include/rcoll/ may include only "rcoll/...", and the
+Python binding (python/src/) only "rcoll/..." and its own files. A folder
 under src/ that LAYERS does not name fails the check too, so a new layer
 is added here, with what it may use, when it is created.
 
@@ -92,6 +93,15 @@ def public_violations(root, path):
                    f"the public headers may include only {PUBLIC}/")
 
 
+def binding_violations(root, path):
+    """The Python binding (python/src/) is a client of the public API: it
+    includes rcoll/ and its own files, never the library's internals."""
+    for number, included in quoted_includes(path):
+        if not included.startswith(PUBLIC + "/") and "/" in included:
+            yield (f'{path.relative_to(root)}:{number}: #include "{included}": '
+                   f"the Python binding may include only {PUBLIC}/ and its own files")
+
+
 def sources(folder):
     return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in SOURCE_SUFFIXES)
 
@@ -114,6 +124,10 @@ def violations(root):
     if public.is_dir():
         for path in sources(public):
             yield from public_violations(root, path)
+    binding = root / "python" / "src"
+    if binding.is_dir():
+        for path in sources(binding):
+            yield from binding_violations(root, path)
 
 
 def main():

@@ -73,6 +73,14 @@ class CheckLayersTest(unittest.TestCase):
         self.assertEqual(lines, ['include/rcoll/comm.hpp:1: #include "comm/comm_impl.hpp": '
                                  "the public headers may include only rcoll/"])
 
+    def test_the_python_binding_includes_only_the_public_api_and_its_own_files(self):
+        binding = {**self.CLEAN, "python/src/buffers.cpp": '#include "buffers.hpp"\n#include "rcoll/types.hpp"\n'}
+        self.assertEqual(self.check(binding)[0], 0)
+        code, lines = self.check({**binding, "python/src/module.cpp": '#include "comm/comm_impl.hpp"\n'})
+        self.assertEqual(code, 1)
+        self.assertEqual(lines, ['python/src/module.cpp:1: #include "comm/comm_impl.hpp": '
+                                 "the Python binding may include only rcoll/ and its own files"])
+
     def test_every_violation_is_listed(self):
         code, lines = self.check({**self.CLEAN,
                                   "src/store/a.hpp": '#include "bootstrap/x.hpp"\n#include "comm/y.hpp"\n',
