@@ -12,8 +12,8 @@
 
 namespace rcoll {
 
-EventFd::EventFd() : fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
-  if (!fd_) throw IoError(-1, -1, "eventfd", std::strerror(errno));
+EventFd::EventFd(int rank) : fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
+  if (!fd_) throw IoError(rank, -1, "creating the transport's wake-up (eventfd)", std::strerror(errno));
 }
 
 // The write, then the flag; drain() clears the flag, then reads. Whatever
@@ -27,11 +27,10 @@ void EventFd::signal() noexcept {
   signalled_.store(true, std::memory_order_release);
 }
 
-bool EventFd::drain() noexcept {
-  const bool was = signalled_.exchange(false, std::memory_order_acq_rel);
+void EventFd::drain() noexcept {
+  signalled_.store(false, std::memory_order_release);
   std::uint64_t count = 0;
-  const auto read = ::read(fd_.get(), &count, sizeof count);
-  return was || (read > 0 && count > 0);
+  [[maybe_unused]] const auto read = ::read(fd_.get(), &count, sizeof count);
 }
 
 }  // namespace rcoll

@@ -16,7 +16,8 @@ namespace rcoll {
 
 class EventFd {
  public:
-  EventFd();  // IoError if eventfd(2) fails
+  // IoError naming `rank` (whose transport it wakes) if eventfd(2) fails.
+  explicit EventFd(int rank);
   EventFd(const EventFd&) = delete;
   EventFd& operator=(const EventFd&) = delete;
 
@@ -24,8 +25,8 @@ class EventFd {
   void signal() noexcept;
   // Cheap (no system call): for a loop that spins instead of polling the fd.
   bool signalled() const noexcept { return signalled_.load(std::memory_order_acquire); }
-  // Makes the fd unreadable again; true if it had been signalled.
-  bool drain() noexcept;
+  // Makes the fd unreadable again and clears signalled().
+  void drain() noexcept;
 
  private:
   UniqueFd fd_;

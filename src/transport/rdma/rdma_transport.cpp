@@ -54,7 +54,7 @@ ChannelConfig channel_config(const RdmaOptions& options) {
 }  // namespace
 
 RdmaTransport::RdmaTransport(const TransportConfig& config, const RdmaOptions& options, DeviceChoice device)
-    : config_(config), device_(std::move(device)) {
+    : config_(config), device_(std::move(device)), wakeup_(config.rank) {
   Where where{config.rank, -1};
   bool rdmacm = options.connect == ConnectMode::rdmacm;
   context_ = open_context(device_, rdmacm, config.rank, cm_devices_, own_context_);

@@ -24,6 +24,7 @@ constexpr std::chrono::seconds drop_report_period{5};
 TcpTransport::TcpTransport(const TransportConfig& config)
     : config_(config),
       send_buffer_(SendBuffer::for_this_host(config.tcp_send_buffer)),
+      wakeup_(config.rank),
       drops_("rank " + std::to_string(config.rank) + ": tcp listener", drop_report_period, Clock::now()) {
   if (config_.size < 1 || config_.rank < 0 || config_.rank >= config_.size)
     throw InvalidArgument("tcp transport: rank " + std::to_string(config_.rank) + " is not in a world of " +
