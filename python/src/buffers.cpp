@@ -5,12 +5,12 @@
 namespace rcoll::python {
 namespace {
 
-[[noreturn]] void throw_type(const char* call, const char* what, const std::string& why) {
-  throw py::type_error(std::string(call) + ": " + what + " buffer: " + why);
+[[noreturn]] void throw_type(const std::string& call, const char* what, const std::string& why) {
+  throw py::type_error(call + ": " + what + " buffer: " + why);
 }
 
-[[noreturn]] void throw_value(const char* call, const char* what, const std::string& why) {
-  throw py::value_error(std::string(call) + ": " + what + " buffer: " + why);
+[[noreturn]] void throw_value(const std::string& call, const char* what, const std::string& why) {
+  throw py::value_error(call + ": " + what + " buffer: " + why);
 }
 
 bool c_contiguous(const py::buffer_info& info) {
@@ -26,7 +26,7 @@ bool c_contiguous(const py::buffer_info& info) {
 
 }  // namespace
 
-DataType dtype_of_format(const std::string& format, std::size_t itemsize, const char* call, const char* what) {
+DataType dtype_of_format(const std::string& format, std::size_t itemsize, const std::string& call, const char* what) {
   std::string code = format;
   // Native or little-endian byte order is this machine's (x86-64, aarch64).
   if (!code.empty() && (code[0] == '@' || code[0] == '=' || code[0] == '<')) code.erase(0, 1);
@@ -52,7 +52,7 @@ DataType dtype_of_format(const std::string& format, std::size_t itemsize, const 
                  "float32 and float64 (little-endian)");
 }
 
-BufferView Buffers::view(const py::handle& object, const char* call, const char* what, bool writable) {
+BufferView Buffers::view(const py::handle& object, const std::string& call, const char* what, bool writable) {
   if (!PyObject_CheckBuffer(object.ptr()))
     throw_type(call, what, "a " + std::string(py::str(py::type::handle_of(object).attr("__name__"))) +
                                " has no buffer protocol (pass a NumPy array, bytearray or memoryview)");

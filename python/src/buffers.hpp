@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "rcoll/types.hpp"
@@ -29,11 +30,11 @@ struct BufferView {
 
 class Buffers {
  public:
-  // The view of `object` for argument `what` of `call` ("allreduce",
-  // "recv"). TypeError: no buffer protocol, or an element type rcoll does
+  // The view of `object` for argument `what` of `call` ("rank 2:
+  // allreduce", call_support.hpp's call_label). TypeError: no buffer protocol, or an element type rcoll does
   // not have (int16, bool, complex, ...). ValueError: not C-contiguous, or
   // read-only where `writable`.
-  BufferView view(const py::handle& object, const char* call, const char* what, bool writable);
+  BufferView view(const py::handle& object, const std::string& call, const char* what, bool writable);
 
  private:
   std::vector<std::unique_ptr<py::buffer_info>> held_;
@@ -41,6 +42,6 @@ class Buffers {
 
 // rcoll's DataType of a buffer element format ('f', '<i8', 'B', ...) of
 // `itemsize` bytes; TypeError naming the format when there is none.
-DataType dtype_of_format(const std::string& format, std::size_t itemsize, const char* call, const char* what);
+DataType dtype_of_format(const std::string& format, std::size_t itemsize, const std::string& call, const char* what);
 
 }  // namespace rcoll::python

@@ -5,7 +5,7 @@
 
 namespace rcoll::python {
 
-CallOptions call_options(const py::object& timeout, const char* call) {
+CallOptions call_options(const py::object& timeout, const std::string& call) {
   CallOptions options;
   if (timeout.is_none()) return options;
   const double seconds = timeout.cast<double>();

@@ -23,12 +23,17 @@ namespace py = pybind11;
 py::handle in_place_sentinel();
 inline bool is_in_place(const py::handle& object) { return object.is(in_place_sentinel()); }
 
+// "rank R: <call>": how every error of the binding starts, as rcoll's own do.
+inline std::string call_label(const Comm& comm, const char* call) {
+  return "rank " + std::to_string(comm.rank()) + ": " + call;
+}
+
 // `timeout` in seconds (None: the communicator's); ValueError unless positive.
-CallOptions call_options(const py::object& timeout, const char* call);
+CallOptions call_options(const py::object& timeout, const std::string& call);
 
 // ValueError "<call>: <what>" unless `holds`.
-inline void require(bool holds, const char* call, const std::string& what) {
-  if (!holds) throw py::value_error(std::string(call) + ": " + what);
+inline void require(bool holds, const std::string& call, const std::string& what) {
+  if (!holds) throw py::value_error(call + ": " + what);
 }
 
 // Exclusive prefix sums of `counts`: blocks laid out one after another.

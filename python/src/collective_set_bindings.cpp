@@ -16,25 +16,21 @@ namespace {
 using Counts = std::vector<std::size_t>;
 using OptionalCounts = std::optional<Counts>;
 
-const char* pick(bool issued, const char* blocking, const char* nonblocking) {
-  return issued ? nonblocking : blocking;
-}
-
 // `total` elements as `parts` equal blocks; ValueError when they are not.
-std::size_t block_of(std::size_t total, int parts, const char* call, const char* what) {
+std::size_t block_of(std::size_t total, int parts, const std::string& call, const char* what) {
   require(total % static_cast<std::size_t>(parts) == 0, call,
           std::string(what) + " has " + std::to_string(total) + " elements, not a multiple of the " +
               std::to_string(parts) + " ranks");
   return total / static_cast<std::size_t>(parts);
 }
 
-void require_type(const BufferView& a, const BufferView& b, const char* call) {
+void require_type(const BufferView& a, const BufferView& b, const std::string& call) {
   require(a.type == b.type, call, "send and recv must have one element type");
 }
 
 py::object reduce(Comm& comm, bool issued, const py::object& send, const py::object& recv, ReduceOp op, int root,
                   const py::object& timeout) {
-  const char* name = pick(issued, "reduce", "ireduce");
+  const std::string name = call_label(comm, issued ? "ireduce" : "reduce");
   Buffers buffers;
   const bool root_in_place = comm.rank() == root && recv.is_none();
   const BufferView in = buffers.view(send, name, "send", root_in_place);
@@ -53,7 +49,7 @@ py::object reduce(Comm& comm, bool issued, const py::object& send, const py::obj
 
 py::object allgather(Comm& comm, bool issued, const py::object& send, const py::object& recv,
                      const py::object& timeout) {
-  const char* name = pick(issued, "allgather", "iallgather");
+  const std::string name = call_label(comm, issued ? "iallgather" : "allgather");
   Buffers buffers;
   const BufferView out = buffers.view(recv, name, "recv", true);
   const std::size_t count = block_of(out.count, comm.size(), name, "recv");
@@ -72,7 +68,7 @@ py::object allgather(Comm& comm, bool issued, const py::object& send, const py::
 
 py::object allgatherv(Comm& comm, bool issued, const py::object& send, const py::object& recv, const Counts& counts,
                       const OptionalCounts& displs, const py::object& timeout) {
-  const char* name = pick(issued, "allgatherv", "iallgatherv");
+  const std::string name = call_label(comm, issued ? "iallgatherv" : "allgatherv");
   require(counts.size() == static_cast<std::size_t>(comm.size()), name, "counts must have size() entries");
   Buffers buffers;
   const BufferView out = buffers.view(recv, name, "recv", true);
@@ -93,7 +89,7 @@ py::object allgatherv(Comm& comm, bool issued, const py::object& send, const py:
 
 py::object reduce_scatter(Comm& comm, bool issued, const py::object& send, const py::object& recv, ReduceOp op,
                           const py::object& timeout) {
-  const char* name = pick(issued, "reduce_scatter", "ireduce_scatter");
+  const std::string name = call_label(comm, issued ? "ireduce_scatter" : "reduce_scatter");
   Buffers buffers;
   const BufferView out = buffers.view(recv, name, "recv", true);
   std::size_t count = out.count;
@@ -115,7 +111,7 @@ py::object reduce_scatter(Comm& comm, bool issued, const py::object& send, const
 
 py::object reduce_scatter_v(Comm& comm, bool issued, const py::object& send, const py::object& recv,
                             const Counts& counts, ReduceOp op, const py::object& timeout) {
-  const char* name = pick(issued, "reduce_scatter_v", "ireduce_scatter_v");
+  const std::string name = call_label(comm, issued ? "ireduce_scatter_v" : "reduce_scatter_v");
   require(counts.size() == static_cast<std::size_t>(comm.size()), name, "counts must have size() entries");
   Buffers buffers;
   const BufferView s = buffers.view(send, name, "send", false);
@@ -133,7 +129,7 @@ py::object reduce_scatter_v(Comm& comm, bool issued, const py::object& send, con
 
 py::object alltoall(Comm& comm, bool issued, const py::object& send, const py::object& recv,
                     const py::object& timeout) {
-  const char* name = pick(issued, "alltoall", "ialltoall");
+  const std::string name = call_label(comm, issued ? "ialltoall" : "alltoall");
   Buffers buffers;
   const BufferView s = buffers.view(send, name, "send", false);
   const BufferView out = buffers.view(recv, name, "recv", true);
@@ -149,7 +145,7 @@ py::object alltoall(Comm& comm, bool issued, const py::object& send, const py::o
 py::object alltoallv(Comm& comm, bool issued, const py::object& send, const Counts& send_counts,
                      const OptionalCounts& send_displs, const py::object& recv, const Counts& recv_counts,
                      const OptionalCounts& recv_displs, const py::object& timeout) {
-  const char* name = pick(issued, "alltoallv", "ialltoallv");
+  const std::string name = call_label(comm, issued ? "ialltoallv" : "alltoallv");
   Buffers buffers;
   const BufferView s = buffers.view(send, name, "send", false);
   const BufferView out = buffers.view(recv, name, "recv", true);
@@ -167,7 +163,7 @@ py::object alltoallv(Comm& comm, bool issued, const py::object& send, const Coun
 // gather, send of a scatter), or none elsewhere.
 py::object gather(Comm& comm, bool issued, const py::object& send, const py::object& recv, int root,
                   const py::object& timeout) {
-  const char* name = pick(issued, "gather", "igather");
+  const std::string name = call_label(comm, issued ? "igather" : "gather");
   Buffers buffers;
   const bool at_root = comm.rank() == root;
   BufferView all{};
@@ -196,7 +192,7 @@ py::object gather(Comm& comm, bool issued, const py::object& send, const py::obj
 
 py::object gatherv(Comm& comm, bool issued, const py::object& send, const py::object& recv,
                    const OptionalCounts& counts, const OptionalCounts& displs, int root, const py::object& timeout) {
-  const char* name = pick(issued, "gatherv", "igatherv");
+  const std::string name = call_label(comm, issued ? "igatherv" : "gatherv");
   Buffers buffers;
   const BufferView s = buffers.view(send, name, "send", false);
   BufferView all{};
@@ -216,7 +212,7 @@ py::object gatherv(Comm& comm, bool issued, const py::object& send, const py::ob
 
 py::object scatter(Comm& comm, bool issued, const py::object& send, const py::object& recv, int root,
                    const py::object& timeout) {
-  const char* name = pick(issued, "scatter", "iscatter");
+  const std::string name = call_label(comm, issued ? "iscatter" : "scatter");
   Buffers buffers;
   const bool at_root = comm.rank() == root;
   BufferView all{};
@@ -245,7 +241,7 @@ py::object scatter(Comm& comm, bool issued, const py::object& send, const py::ob
 
 py::object scatterv(Comm& comm, bool issued, const py::object& send, const OptionalCounts& counts,
                     const OptionalCounts& displs, const py::object& recv, int root, const py::object& timeout) {
-  const char* name = pick(issued, "scatterv", "iscatterv");
+  const std::string name = call_label(comm, issued ? "iscatterv" : "scatterv");
   Buffers buffers;
   const BufferView r = buffers.view(recv, name, "recv", true);
   BufferView all{};

@@ -11,7 +11,7 @@ namespace {
 
 py::object allreduce(Comm& comm, bool issued, const py::object& send, const py::object& recv, ReduceOp op,
                      const py::object& timeout) {
-  const char* name = issued ? "iallreduce" : "allreduce";
+  const std::string name = call_label(comm, issued ? "iallreduce" : "allreduce");
   Buffers buffers;
   const BufferView in = buffers.view(send, name, "send", recv.is_none());
   BufferView out = in;
@@ -27,7 +27,7 @@ py::object allreduce(Comm& comm, bool issued, const py::object& send, const py::
 }
 
 py::object bcast(Comm& comm, bool issued, const py::object& buf, int root, const py::object& timeout) {
-  const char* name = issued ? "ibcast" : "bcast";
+  const std::string name = call_label(comm, issued ? "ibcast" : "bcast");
   Buffers buffers;
   const BufferView b = buffers.view(buf, name, "buf", true);
   const CallOptions call = call_options(timeout, name);
@@ -37,13 +37,13 @@ py::object bcast(Comm& comm, bool issued, const py::object& buf, int root, const
 }
 
 py::object barrier(Comm& comm, bool issued, const py::object& timeout) {
-  const CallOptions call = call_options(timeout, issued ? "ibarrier" : "barrier");
+  const CallOptions call = call_options(timeout, call_label(comm, issued ? "ibarrier" : "barrier"));
   return run_call(
       issued, Buffers(), [&] { comm.barrier(call); }, [&] { return comm.ibarrier(call); });
 }
 
 py::object send(Comm& comm, bool issued, const py::object& buf, int dest, int tag, const py::object& timeout) {
-  const char* name = issued ? "isend" : "send";
+  const std::string name = call_label(comm, issued ? "isend" : "send");
   Buffers buffers;
   const BufferView b = buffers.view(buf, name, "buf", false);
   const CallOptions call = call_options(timeout, name);
@@ -53,24 +53,26 @@ py::object send(Comm& comm, bool issued, const py::object& buf, int dest, int ta
 }
 
 std::size_t recv(Comm& comm, const py::object& buf, int source, int tag, const py::object& timeout) {
+  const std::string name = call_label(comm, "recv");
   Buffers buffers;
-  const BufferView b = buffers.view(buf, "recv", "buf", true);
-  const CallOptions call = call_options(timeout, "recv");
+  const BufferView b = buffers.view(buf, name, "buf", true);
+  const CallOptions call = call_options(timeout, name);
   py::gil_scoped_release release;
   return comm.recv(b.data, b.count, b.type, source, tag, call);
 }
 
 py::object irecv(Comm& comm, const py::object& buf, int source, int tag, const py::object& timeout) {
+  const std::string name = call_label(comm, "irecv");
   Buffers buffers;
-  const BufferView b = buffers.view(buf, "irecv", "buf", true);
-  const CallOptions call = call_options(timeout, "irecv");
+  const BufferView b = buffers.view(buf, name, "buf", true);
+  const CallOptions call = call_options(timeout, name);
   return run_call(
       true, std::move(buffers), [] {}, [&] { return comm.irecv(b.data, b.count, b.type, source, tag, call); });
 }
 
 // Comm::split and dup with the GIL released (they communicate).
 Comm split(Comm& comm, int color, int key, const py::object& timeout) {
-  const CallOptions call = call_options(timeout, "split");
+  const CallOptions call = call_options(timeout, call_label(comm, "split"));
   py::gil_scoped_release release;
   return comm.split(color, key, call);
 }
@@ -122,7 +124,7 @@ void bind_comm(py::module_& module) {
            "color gives one whose valid is False.")
       .def("dup",
            [](Comm& c, const py::object& timeout) {
-             const CallOptions call = call_options(timeout, "dup");
+             const CallOptions call = call_options(timeout, call_label(c, "dup"));
              py::gil_scoped_release release;
              return c.dup(call);
            },

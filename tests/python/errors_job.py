@@ -36,12 +36,14 @@ def main():
     rank = comm.rank
     x = np.ones(8, np.float32)
     # Refused by the binding, on each rank alone: nothing is sent.
-    expect("int16 elements", TypeError, lambda: comm.allreduce(np.ones(4, np.int16)), text="no rcoll data type")
+    expect("int16 elements", TypeError, lambda: comm.allreduce(np.ones(4, np.int16)),
+           text=f"rank {rank}: allreduce: send buffer: element format 'h' (2 bytes) has no rcoll data type")
     expect("a list", TypeError, lambda: comm.allreduce([1.0, 2.0]), text="buffer protocol")
     expect("a strided view", ValueError, lambda: comm.allreduce(np.ones(8, np.float32)[::2]), text="C-contiguous")
     read_only = np.frombuffer(bytes(32), np.float32)
     expect("a read-only recv", ValueError, lambda: comm.allreduce(x, read_only), text="read-only")
-    expect("recv of another length", ValueError, lambda: comm.allreduce(x, np.ones(9, np.float32)))
+    expect("recv of another length", ValueError, lambda: comm.allreduce(x, np.ones(9, np.float32)),
+           text=f"rank {rank}: allreduce: recv must have send's element type and length")
     expect("a bad timeout", ValueError, lambda: comm.allreduce(x, timeout=-1), text="timeout")
     # Refused by rcoll (InvalidArgument, also a ValueError), on every rank.
     e = expect("a root out of range", rcoll.InvalidArgument, lambda: comm.bcast(x, root=comm.size), text="root")
