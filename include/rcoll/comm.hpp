@@ -90,6 +90,16 @@ class Comm {
   Comm split(int color, int key, const CallOptions& call = {});
   // split(0, rank()): the same ranks, a tag space of their own.
   Comm dup(const CallOptions& call = {});
+  // MPI_Comm_create_group: a communicator of `ranks` (ranks of this one,
+  // listed in their new order, the same list on each of them), collective
+  // over those ranks only: the others do not call it. The members agree on
+  // the new tag space through `store`, which serves this one call (a fresh
+  // store, or a part of one; keys under "rcoll/"); the rest is as split():
+  // same connections, no service, no calibration. For frameworks whose
+  // groups are made by their members alone (torch.distributed.new_group).
+  // InvalidArgument when this rank is not listed, a rank is out of range
+  // or repeated; the store's TimeoutError when a member does not come.
+  Comm create_group(std::span<const int> ranks, Store& store, const CallOptions& call = {});
 
   int rank() const;
   int size() const;

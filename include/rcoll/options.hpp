@@ -113,4 +113,11 @@ GatherAlgo parse_gather_algo(const std::string& name);
 ScatterAlgo parse_scatter_algo(const std::string& name);
 Progress parse_progress(const std::string& name);
 
+// What Comm::from_env() reads from the environment: the launcher's rank,
+// size and bootstrap address, and every RCOLL_* setting (README). For
+// making a communicator another way with the user's settings (the PyTorch
+// backend: Comm::create on torch's store, rank and size from torch).
+// InvalidArgument for a malformed variable, naming it.
+Options options_from_env();
+
 }  // namespace rcoll

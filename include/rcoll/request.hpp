@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <span>
 
@@ -53,6 +54,14 @@ class Request {
   // Returns once the call is complete; throws its error. The request is
   // inactive afterwards.
   void wait();
+  // Calls `notify` once, when the call has done its work (finished, failed
+  // or was cancelled): at once when it has already, else on the thread that
+  // drives it (the progress thread with Options::progress = thread, which
+  // drives it without anyone waiting). For waking a thread that then calls
+  // test(), which settles the call and reports its outcome: `notify` runs
+  // inside rcoll, so it must be quick, must not throw and must not call
+  // rcoll. Replaces an earlier notify; a no-op on an inactive request.
+  void notify_when_done(std::function<void()> notify);
   // For an irecv that completed: the number of elements received. 0 otherwise.
   std::size_t count() const noexcept { return received_; }
 

@@ -3,59 +3,25 @@
 #include <poll.h>
 #include <sys/socket.h>
 
-#include <algorithm>
 #include <cerrno>
-#include <thread>
 
-#include "common/log.hpp"
 #include "common/socket_util.hpp"
 #include "rcoll/errors.hpp"
 
 namespace rcoll::bootstrap {
-namespace {
-
-// Errors that mean "the server is not (yet) reachable", worth retrying.
-bool retryable(int error) {
-  return error == ECONNREFUSED || error == ECONNRESET || error == ETIMEDOUT || error == EHOSTUNREACH ||
-         error == ENETUNREACH || error == EAGAIN;
-}
-
-// One connect attempt; returns the connected socket or sets `error`.
-UniqueFd try_connect(const sockaddr_in& server, Deadline deadline, int& error) {
-  UniqueFd fd = net::connect_nonblocking(server, error);
-  if (!fd) return fd;
-  short revents = net::wait_fd(fd.get(), POLLOUT, deadline);
-  if (revents == 0) {
-    error = ETIMEDOUT;
-    return UniqueFd();
-  }
-  error = net::socket_error(fd.get());
-  if (error != 0) fd.reset();
-  return fd;
-}
-
-}  // namespace
 
 ClientChannel::ClientChannel(UniqueFd fd, int rank, std::string server)
     : fd_(std::move(fd)), rank_(rank), server_(std::move(server)) {}
 
 ClientChannel ClientChannel::connect(const sockaddr_in& server, int rank, Deadline deadline) {
   std::string where = net::to_string(server);
-  auto backoff = std::chrono::milliseconds(10);
-  for (int attempt = 1;; ++attempt) {
-    int error = 0;
-    UniqueFd fd = try_connect(server, deadline, error);
-    if (fd) return ClientChannel(std::move(fd), rank, where);
-    if (!retryable(error))
-      throw IoError(rank, -1, "bootstrap connect to " + where, net::errno_text(error));
-    if (deadline.expired())
-      throw TimeoutError("rank " + std::to_string(rank) + ": could not connect to the bootstrap server " + where +
-                         " before the deadline (" + std::to_string(attempt) +
-                         " attempts, last: " + net::errno_text(error) + ")");
-    log::debug("bootstrap: connect to {} failed ({}); retrying", where, net::errno_text(error));
-    std::this_thread::sleep_for(std::min(backoff, deadline.remaining()));
-    backoff = std::min(backoff * 2, std::chrono::milliseconds(250));
-  }
+  net::ConnectFailure failure;
+  UniqueFd fd = net::connect_with_retry(server, deadline, failure);
+  if (fd) return ClientChannel(std::move(fd), rank, where);
+  if (!failure.retryable) throw IoError(rank, -1, "bootstrap connect to " + where, net::errno_text(failure.error));
+  throw TimeoutError("rank " + std::to_string(rank) + ": could not connect to the bootstrap server " + where +
+                     " before the deadline (" + std::to_string(failure.attempts) +
+                     " attempts, last: " + net::errno_text(failure.error) + ")");
 }
 
 void ClientChannel::timed_out(const std::string& step) const {

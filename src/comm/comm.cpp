@@ -1,6 +1,7 @@
 // The public Comm: argument forwarding to CommImpl, and the two ways to
 // create one (from the environment, from explicit options).
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <new>
 #include <string>
@@ -17,11 +18,16 @@
 #include "common/log.hpp"
 #include "diagnostics/call_info.hpp"
 #include "store/caller_store.hpp"
+#include "store/tcp_store_client.hpp"
 #include "topology/apply.hpp"
 #include "rcoll/comm.hpp"
 #include "rcoll/errors.hpp"
 
 namespace rcoll {
+
+namespace {
+Comm create_on_torchrun_store(const Options& options, const comm::TorchrunStore& torchrun);
+}  // namespace
 
 Comm Comm::from_env() {
   Options options = comm::options_from_env();
@@ -34,6 +40,7 @@ Comm Comm::from_env() {
   const topology::PlacementReport report =
       topology::apply_placement(placement.policy, options.local_rank, options.local_size, placement.device);
   if (placement.report) topology::print_bindings(report, options.rank, options.local_rank, options.local_size);
+  if (auto torchrun = comm::torchrun_store_from_env(options.rank)) return create_on_torchrun_store(options, *torchrun);
   return create(options);
 }
 
@@ -79,20 +86,43 @@ Comm create_comm(const Options& options) {
 
 // What Comm::create(options, store) does: the join goes through the
 // caller's store (bootstrap/store_bootstrap.hpp), no service is started.
-Comm create_comm_on_store(const Options& options, Store& store) {
+// `make_store` makes the internal store over it, which the communicator's
+// bootstrap owns.
+Comm create_comm_on_store(const Options& options, const std::function<std::unique_ptr<store::Store>()>& make_store) {
   comm::validate_options(options);
   comm::validate_store_options(options);
   log::set_rank(options.rank);
   auto join = [&](const std::string& blob, Deadline deadline) -> std::unique_ptr<bootstrap::Bootstrap> {
-    return std::make_unique<bootstrap::StoreBootstrap>(std::make_unique<store::CallerStore>(store), options.rank,
-                                                       options.size, blob, deadline);
+    return std::make_unique<bootstrap::StoreBootstrap>(make_store(), options.rank, options.size, blob, deadline);
   };
   return Comm(std::make_unique<comm::CommImpl>(options, join, nullptr));
+}
+
+// Comm::from_env under torchrun (comm/environment.hpp): the join goes
+// through torchrun's own store, a TCPStore, which the communicator owns.
+Comm create_comm_on_torchrun_store(Options options, const comm::TorchrunStore& torchrun) {
+  // Nothing joins at this address: the transport listens on this host's
+  // route to it (TransportConfig::job_route), as it does to the service's.
+  options.bootstrap = torchrun.address;
+  auto client = std::make_shared<store::TorchStoreClient>(torchrun.address, options.rank);
+  log::info("joining through torchrun's store at {} (keys under {})", client->address(), torchrun.prefix);
+  if (options.job_token.empty() && options.rank == 0)
+    log::warn("no job token (RCOLL_JOB_TOKEN is unset): anyone who reaches this job's ports can join it; "
+              "give every rank the same random RCOLL_JOB_TOKEN");
+  return create_comm_on_store(options, [&] { return std::make_unique<store::CallerStore>(client, torchrun.prefix); });
 }
 
 [[noreturn]] void throw_join_out_of_memory(int rank) {
   throw ResourceError("rank " + std::to_string(rank) +
                       ": create: out of memory (std::bad_alloc) while joining the job");
+}
+
+Comm create_on_torchrun_store(const Options& options, const comm::TorchrunStore& torchrun) {
+  try {
+    return create_comm_on_torchrun_store(options, torchrun);
+  } catch (const std::bad_alloc&) {
+    throw_join_out_of_memory(options.rank);
+  }
 }
 
 }  // namespace
@@ -107,7 +137,7 @@ Comm Comm::create(const Options& options) {
 
 Comm Comm::create(const Options& options, Store& store) {
   try {
-    return create_comm_on_store(options, store);
+    return create_comm_on_store(options, [&] { return std::make_unique<store::CallerStore>(store); });
   } catch (const std::bad_alloc&) {
     throw_join_out_of_memory(options.rank);
   }
@@ -177,6 +207,11 @@ Comm Comm::split(int color, int key, const CallOptions& call) {
 Comm Comm::dup(const CallOptions& call) {
   return Comm(public_call(impl_, CallKind::allgather, 3, DataType::int64,
                           [&](comm::CommImpl& c) { return c.split(0, c.rank(), call.timeout); }));
+}
+
+Comm Comm::create_group(std::span<const int> ranks, Store& store, const CallOptions& call) {
+  return Comm(public_call(impl_, CallKind::create_group, ranks.size(), DataType::int32,
+                          [&](comm::CommImpl& c) { return c.create_group(ranks, store, call.timeout); }));
 }
 
 void Comm::barrier(const CallOptions& call) {

@@ -40,6 +40,7 @@
 #include "diagnostics/hang_diagnosis.hpp"
 #include "rcoll/errors.hpp"
 #include "rcoll/options.hpp"
+#include "rcoll/store.hpp"
 #include "rcoll/types.hpp"
 #include "transport/factory.hpp"
 #include "transport/transport.hpp"
@@ -204,8 +205,15 @@ class CommImpl {
   // with the same `color` get a new communicator, ranked by (`key`, rank
   // here); a negative color gets none (null).
   std::unique_ptr<CommImpl> split(int color, int key, Timeout timeout);
+  // Comm::create_group (split.cpp): only the listed ranks call it; they
+  // agree on the id through `store`.
+  std::unique_ptr<CommImpl> create_group(std::span<const int> ranks, rcoll::Store& store, Timeout timeout);
+  // A rank here as a rank of the first communicator.
+  int root_rank(int r) const { return root_ranks_.empty() ? r : root_ranks_[static_cast<std::size_t>(r)]; }
 
  private:
+  // create_group: this rank's place in `ranks`, after checking the list.
+  int group_position(std::span<const int> ranks) const;
   // Runs one blocking call: body(deadline, label). A template, not a
   // std::function: this wraps every small-message call.
   template <typename Body>
@@ -250,6 +258,7 @@ class CommImpl {
                            start + diagnostics::HangDiagnosis::slow_after(span));
     PendingCall* p = pending.get();
     pending->operation = transport::start(*transport_, [this, p, body = std::forward<Body>(body)]() mutable {
+      BodyEnd end{p};
       transport::ScopedWaitObserver observe(&*p->watch, spin_);
       auto label = [p] { return p->call.label(); };
       try {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
+#include <optional>
 #include <string>
 
 #include "comm/environment_values.hpp"
@@ -50,14 +52,33 @@ void read_rank_and_size(Options& options, int& known) {
   options.size = 1;
 }
 
+// MASTER_ADDR:MASTER_PORT, or nullopt when MASTER_ADDR is unset.
+std::optional<std::string> master_address() {
+  auto host = env::text("MASTER_ADDR");
+  if (!host) return std::nullopt;
+  auto port = env::integer("MASTER_PORT", 1, 65535);
+  if (!port) throw InvalidArgument("MASTER_ADDR is set but MASTER_PORT is not");
+  return *host + ":" + std::to_string(*port);
+}
+
+// Whether torchrun's agent serves its TCPStore at MASTER_ADDR:MASTER_PORT
+// (what torch's own init_process_group asks: TORCHELASTIC_USE_AGENT_STORE,
+// "True" under its static rendezvous). Under another rendezvous (c10d, etcd)
+// it is "False" and MASTER_PORT is a free port for rank 0 to serve at.
+// RCOLL_BOOTSTRAP names rcoll's service, and wins.
+bool on_torchrun_agent_store() {
+  return !env::text("RCOLL_BOOTSTRAP") && env::text("TORCHELASTIC_RUN_ID") &&
+         env::text("TORCHELASTIC_USE_AGENT_STORE") == "True";
+}
+
 void read_bootstrap(Options& options) {
   if (auto address = env::text("RCOLL_BOOTSTRAP")) {
     options.bootstrap = *address;
     options.host_bootstrap = options.rank == 0 && env::text("RCOLL_BOOTSTRAP_SERVE") == "1";
-  } else if (auto host = env::text("MASTER_ADDR")) {
-    auto port = env::integer("MASTER_PORT", 1, 65535);
-    if (!port) throw InvalidArgument("MASTER_ADDR is set but MASTER_PORT is not");
-    options.bootstrap = *host + ":" + std::to_string(*port);
+  } else if (on_torchrun_agent_store()) {
+    return;  // no rcoll service: torchrun_store_from_env()
+  } else if (auto address = master_address()) {
+    options.bootstrap = *address;
     options.host_bootstrap = options.rank == 0;
   }
 }
@@ -115,6 +136,19 @@ Options options_from_env() {
     rethrow_with_rank(rank, e);
   }
   return options;
+}
+
+std::optional<TorchrunStore> torchrun_store_from_env(int rank) {
+  try {
+    if (!on_torchrun_agent_store()) return std::nullopt;
+    auto address = master_address();
+    if (!address) throw InvalidArgument("TORCHELASTIC_USE_AGENT_STORE=True (torchrun) but MASTER_ADDR is not set");
+    const long long restart =
+        env::integer("TORCHELASTIC_RESTART_COUNT", 0, std::numeric_limits<int>::max()).value_or(0);
+    return TorchrunStore{*address, "rcoll/" + *env::text("TORCHELASTIC_RUN_ID") + "/" + std::to_string(restart) + "/"};
+  } catch (const InvalidArgument& e) {
+    rethrow_with_rank(rank, e);
+  }
 }
 
 PlacementRequest placement_from_env(const Options& options) {

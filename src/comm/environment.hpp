@@ -1,4 +1,5 @@
-// The environment module: every RCOLL_* variable the library reads is read
+// The environment module: every RCOLL_* variable the library reads, and
+// every launcher's (rank and size, MASTER_*, TORCHELASTIC_*), is read
 // here and nowhere else, into typed values. The layers below receive those
 // values (TransportConfig, a placement request, a log level) and never read
 // the environment themselves. A malformed value throws InvalidArgument
@@ -27,11 +28,32 @@ namespace rcoll::comm {
 // binding (every shared decision comes from the join cards). The bootstrap
 // service is RCOLL_BOOTSTRAP=host:port, else MASTER_ADDR:MASTER_PORT; in
 // the second case (or with RCOLL_BOOTSTRAP_SERVE=1) rank 0 hosts the
-// service itself. Also read: RCOLL_JOB_TOKEN, RCOLL_TRANSPORT, RCOLL_TIMEOUT
-// (seconds), RCOLL_SOCKET_IFNAME, RCOLL_ALLREDUCE_ALGO, RCOLL_BCAST_ALGO,
-// RCOLL_SEGMENT_BYTES (a byte count: 524288, 512K), RCOLL_CHECK (0 or 1),
-// RCOLL_CALIBRATE (0 or 1).
+// service itself. Under torchrun, whose agent serves a store at
+// MASTER_ADDR:MASTER_PORT already (torchrun_store_from_env, below), there
+// is no service: `bootstrap` stays empty and host_bootstrap false, and
+// Comm::from_env joins through that store. Also read: RCOLL_JOB_TOKEN,
+// RCOLL_TRANSPORT, RCOLL_TIMEOUT (seconds), RCOLL_SOCKET_IFNAME,
+// RCOLL_ALLREDUCE_ALGO, RCOLL_BCAST_ALGO, RCOLL_SEGMENT_BYTES (a byte
+// count: 524288, 512K), RCOLL_CHECK (0 or 1), RCOLL_CALIBRATE (0 or 1).
 Options options_from_env();
+
+// Under torchrun, whose agent already serves a store (PyTorch's TCPStore)
+// at MASTER_ADDR:MASTER_PORT, the ranks join through that store
+// (store/tcp_store_client.hpp) instead of a service of rcoll's: when
+// TORCHELASTIC_RUN_ID is set, TORCHELASTIC_USE_AGENT_STORE is "True" (as
+// torchrun sets it with its default, static rendezvous; torch's own
+// init_process_group asks the same) and RCOLL_BOOTSTRAP is unset. rcoll's
+// keys go under rcoll/<TORCHELASTIC_RUN_ID>/<TORCHELASTIC_RESTART_COUNT>/,
+// so that a restarted worker group never reads its predecessor's. nullopt
+// otherwise: under torchrun's c10d or etcd rendezvous
+// (TORCHELASTIC_USE_AGENT_STORE=False) MASTER_PORT is a free port, and rank
+// 0 hosts rcoll's service there. `rank` names the rank in the errors
+// (MASTER_ADDR or MASTER_PORT missing or malformed).
+struct TorchrunStore {
+  std::string address;  // MASTER_ADDR:MASTER_PORT
+  std::string prefix;   // "rcoll/<run id>/<restart count>/"
+};
+std::optional<TorchrunStore> torchrun_store_from_env(int rank);
 
 // How Comm::from_env places this process (docs/PLACEMENT.md): RCOLL_BIND
 // (unset: none; an unknown policy is warned about and taken as none),

@@ -12,8 +12,10 @@
 
 #include <cstddef>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "common/deadline.hpp"
@@ -39,10 +41,27 @@ struct PendingCall {
   std::size_t received = 0;                     // irecv: elements received
   bool settled = false;
   std::exception_ptr error;  // set when settled with an error
+  // Request::notify_when_done: called once when the body has ended
+  // (finished, failed or cancelled), on the thread that ran it.
+  bool body_ended = false;
+  std::function<void()> notify;
   // Declared last: destroyed first, so a cancelled body still finds the rest.
   transport::OperationPtr operation;
 };
 
 using PendingCallPtr = std::shared_ptr<PendingCall>;
+
+// The first thing a call's body holds, so that however the body ends
+// (returns, throws, is cancelled) the call is marked and `notify` is told.
+struct BodyEnd {
+  explicit BodyEnd(PendingCall* ended) noexcept : call(ended) {}
+  BodyEnd(const BodyEnd&) = delete;
+  BodyEnd& operator=(const BodyEnd&) = delete;
+  ~BodyEnd() {
+    call->body_ended = true;
+    if (auto notify = std::exchange(call->notify, nullptr)) notify();
+  }
+  PendingCall* call;
+};
 
 }  // namespace rcoll::comm

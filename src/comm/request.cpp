@@ -71,6 +71,22 @@ bool Request::test() {
   return true;
 }
 
+void Request::notify_when_done(std::function<void()> notify) {
+  if (!call_) return;
+  if (!call_->settled) {
+    auto scope = guard(*call_);
+    comm::CommImpl& comm = *call_->comm;
+    // Set where the body runs, so that its end sees the notify or has been seen here.
+    const bool ended = comm.on_progress_thread([&] {
+      if (call_->body_ended) return true;
+      call_->notify = std::move(notify);
+      return false;
+    });
+    if (!ended) return;
+  }
+  notify();
+}
+
 void Request::wait() {
   Request* self = this;
   wait_any(std::span<Request>(self, 1));

@@ -13,6 +13,8 @@ class Deadline {
 
   static Deadline after(std::chrono::milliseconds span) { return Deadline(Clock::now() + span); }
   static Deadline never() { return Deadline(Clock::time_point::max()); }
+  // The deadline a public rcoll::Store call is given (a time point).
+  static Deadline until(Clock::time_point at) { return Deadline(at); }
 
   bool expired() const { return Clock::now() >= at_; }
   Clock::time_point at() const { return at_; }

@@ -11,7 +11,9 @@
 #include <charconv>
 #include <cstring>
 #include <memory>
+#include <thread>
 
+#include "common/log.hpp"
 #include "rcoll/errors.hpp"
 
 namespace rcoll::net {
@@ -146,6 +148,42 @@ int socket_error(int fd) {
   socklen_t length = sizeof(error);
   if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) != 0) return errno;
   return error;
+}
+
+namespace {
+
+// Errors that mean "the server is not (yet) reachable", worth retrying.
+bool retryable(int error) {
+  return error == ECONNREFUSED || error == ECONNRESET || error == ETIMEDOUT || error == EHOSTUNREACH ||
+         error == ENETUNREACH || error == EAGAIN;
+}
+
+// One connect attempt; returns the connected socket or sets `error`.
+UniqueFd try_connect(const sockaddr_in& address, Deadline deadline, int& error) {
+  UniqueFd fd = connect_nonblocking(address, error);
+  if (!fd) return fd;
+  if (wait_fd(fd.get(), POLLOUT, deadline) == 0) {
+    error = ETIMEDOUT;
+    return UniqueFd();
+  }
+  error = socket_error(fd.get());
+  if (error != 0) fd.reset();
+  return fd;
+}
+
+}  // namespace
+
+UniqueFd connect_with_retry(const sockaddr_in& address, Deadline deadline, ConnectFailure& failure) {
+  auto backoff = std::chrono::milliseconds(10);
+  for (failure.attempts = 1;; ++failure.attempts) {
+    UniqueFd fd = try_connect(address, deadline, failure.error);
+    if (fd) return fd;
+    failure.retryable = retryable(failure.error);
+    if (!failure.retryable || deadline.expired()) return fd;
+    log::debug("connect to {} failed ({}); retrying", to_string(address), errno_text(failure.error));
+    std::this_thread::sleep_for(std::min(backoff, deadline.remaining()));
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(250));
+  }
 }
 
 short wait_fd(int fd, short events, Deadline deadline) {

@@ -69,6 +69,23 @@ UniqueFd connect_nonblocking(const sockaddr_in& address, int& error);
 // connect became writable, 0 means connected.
 int socket_error(int fd);
 
+// Why connect_with_retry gave up: the errno of its last attempt (ETIMEDOUT
+// when the deadline passed inside one), how many attempts it made, and
+// whether that errno means "nobody listens there yet" (then the deadline
+// passed while it retried) or a failure not worth retrying.
+struct ConnectFailure {
+  int error = 0;
+  int attempts = 0;
+  bool retryable = false;
+};
+
+// Connects to `address` before `deadline`, retrying the errors that mean
+// "not up yet" (refused, reset, unreachable, timed out) with a backoff from
+// 10 ms to 250 ms: a client may start before its server listens. Returns
+// the connected socket (non-blocking, TCP_NODELAY), or an empty one with
+// `failure` filled in. IoError if socket() itself fails.
+UniqueFd connect_with_retry(const sockaddr_in& address, Deadline deadline, ConnectFailure& failure);
+
 // poll() on one fd for `events` until it is ready or `deadline` passes;
 // retries EINTR. Returns the revents (0 on timeout). IoError if poll fails.
 short wait_fd(int fd, short events, Deadline deadline);

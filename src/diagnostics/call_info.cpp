@@ -23,6 +23,7 @@ std::string_view to_string(CallKind kind) noexcept {
     case CallKind::gatherv: return "gatherv";
     case CallKind::scatter: return "scatter";
     case CallKind::scatterv: return "scatterv";
+    case CallKind::create_group: return "create_group";
   }
   return "unknown call";
 }
@@ -48,6 +49,7 @@ std::string arguments(const CallInfo& call) {
     case CallKind::send: return fmt::format(" to rank {} tag {}", call.peer, call.tag);
     case CallKind::recv: return fmt::format(" from rank {} tag {}", call.peer, call.tag);
     case CallKind::barrier:
+    case CallKind::create_group:
     case CallKind::none: return {};
     default: break;
   }

@@ -32,6 +32,7 @@ enum class CallKind : std::uint8_t {
   gatherv,
   scatter,
   scatterv,
+  create_group,  // Comm::create_group: local work and the caller's store
 };
 
 std::string_view to_string(CallKind kind) noexcept;

@@ -51,7 +51,7 @@ CACHE=${RCOLL_RXE_VM_CACHE:-/var/tmp/rcoll-rxe-vm}
 # Build-tree files the guest needs: the library, the RDMA test executables,
 # the other tests guest-suite.sh runs (gtests.txt, jobs.txt), and the
 # tools/bench/examples binaries (only ELF files are taken; no objects).
-DEFAULT_BUILD_GLOBS="src/librcoll.so* tests/rdma_* tests/*/rdma_* tests/transport_contract_test tests/transport_operation_test tests/comm_nonblocking_test tests/comm_progress_thread_test tests/comm_split_test tests/collectives*_test tests/multiproc/rcoll_test_job tools/* bench/* examples/*"
+DEFAULT_BUILD_GLOBS="src/librcoll.so* tests/rdma_* tests/*/rdma_* tests/transport_contract_test tests/transport_operation_test tests/comm_nonblocking_test tests/comm_progress_thread_test tests/comm_split_test tests/comm_create_group_test tests/collectives*_test tests/multiproc/rcoll_test_job tools/* bench/* examples/*"
 
 TIMEOUT=900 MEM=2G CPUS=2 ACCEL=tcg NET=dummy VERBOSE=0 KEEP=0 REBUILD=0 SETUP_ONLY=0
 BUILD_DIR="" SCRIPT="" OUTDIR=""

@@ -34,7 +34,8 @@ class ScopedEnv {
       "RCOLL_JOB_TOKEN", "RCOLL_TRANSPORT", "RCOLL_TIMEOUT", "RCOLL_SOCKET_IFNAME", "RCOLL_ALLREDUCE_ALGO",
       "RCOLL_BCAST_ALGO", "RCOLL_SEGMENT_BYTES", "RCOLL_CHECK", "RCOLL_PROGRESS", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID",
       "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "RANK", "WORLD_SIZE",
-      "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"};
+      "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RUN_ID", "TORCHELASTIC_RESTART_COUNT",
+      "TORCHELASTIC_USE_AGENT_STORE"};
   std::map<std::string, std::string> saved_;
 };
 
@@ -110,6 +111,65 @@ TEST(EnvOptions, TorchrunVariablesMakeRankZeroHostTheService) {
     EXPECT_EQ(o.rank, 3);
     EXPECT_FALSE(o.host_bootstrap);
   }
+}
+
+// torchrun's agent serves its TCPStore at MASTER_ADDR:MASTER_PORT (static
+// rendezvous): every rank joins through it, none hosts rcoll's service.
+TEST(EnvOptions, TorchrunWithItsAgentsStoreJoinsThroughIt) {
+  for (const char* rank : {"0", "1"}) {
+    ScopedEnv env({{"RANK", rank}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", "29500"},
+                   {"TORCHELASTIC_RUN_ID", "job7"}, {"TORCHELASTIC_RESTART_COUNT", "2"},
+                   {"TORCHELASTIC_USE_AGENT_STORE", "True"}});
+    Options o = options_from_env();
+    EXPECT_TRUE(o.bootstrap.empty()) << o.bootstrap;
+    EXPECT_FALSE(o.host_bootstrap);
+    auto store = torchrun_store_from_env(o.rank);
+    ASSERT_TRUE(store.has_value());
+    EXPECT_EQ(store->address, "127.0.0.1:29500");
+    EXPECT_EQ(store->prefix, "rcoll/job7/2/") << "a restarted worker group gets keys of its own";
+  }
+  ScopedEnv env({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "1"},
+                 {"TORCHELASTIC_RUN_ID", "none"}, {"TORCHELASTIC_USE_AGENT_STORE", "True"}});
+  EXPECT_EQ(torchrun_store_from_env(0)->prefix, "rcoll/none/0/") << "no restart count: the first group";
+}
+
+// Under torchrun's c10d rendezvous nothing serves MASTER_PORT: rank 0 hosts
+// rcoll's service there; RCOLL_BOOTSTRAP always names rcoll's service.
+TEST(EnvOptions, TorchrunWithoutItsAgentsStoreOrWithRcollBootstrapHostsRcollsService) {
+  {
+    ScopedEnv env({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "localhost"}, {"MASTER_PORT", "4100"},
+                   {"TORCHELASTIC_RUN_ID", "none"}, {"TORCHELASTIC_USE_AGENT_STORE", "False"}});
+    Options o = options_from_env();
+    EXPECT_EQ(o.bootstrap, "localhost:4100");
+    EXPECT_TRUE(o.host_bootstrap);
+    EXPECT_FALSE(torchrun_store_from_env(0).has_value());
+  }
+  {
+    ScopedEnv env({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", "29500"},
+                   {"TORCHELASTIC_RUN_ID", "none"}, {"TORCHELASTIC_USE_AGENT_STORE", "True"},
+                   {"RCOLL_BOOTSTRAP", "node1:5000"}});
+    Options o = options_from_env();
+    EXPECT_EQ(o.bootstrap, "node1:5000");
+    EXPECT_FALSE(torchrun_store_from_env(0).has_value());
+  }
+}
+
+TEST(EnvOptions, TorchrunStoreErrorsNameTheRankAndTheVariable) {
+  auto expect_invalid = [](std::map<std::string, std::string> values, const std::string& needle) {
+    values.insert({{"TORCHELASTIC_RUN_ID", "none"}, {"TORCHELASTIC_USE_AGENT_STORE", "True"}});
+    ScopedEnv env(values);
+    try {
+      torchrun_store_from_env(1);
+      ADD_FAILURE() << "no error for " << needle;
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_invalid({}, "rank 1: TORCHELASTIC_USE_AGENT_STORE=True (torchrun) but MASTER_ADDR is not set");
+  expect_invalid({{"MASTER_ADDR", "h"}}, "rank 1: MASTER_ADDR is set but MASTER_PORT is not");
+  expect_invalid({{"MASTER_ADDR", "h"}, {"MASTER_PORT", "x"}}, "rank 1: MASTER_PORT='x'");
+  expect_invalid({{"MASTER_ADDR", "h"}, {"MASTER_PORT", "1"}, {"TORCHELASTIC_RESTART_COUNT", "-1"}},
+                 "rank 1: TORCHELASTIC_RESTART_COUNT='-1'");
 }
 
 TEST(EnvOptions, RcollVariablesWinOverOtherLaunchers) {
