@@ -94,8 +94,9 @@ def public_violations(root, path):
 
 
 def binding_violations(root, path):
-    """The Python binding (python/src/) is a client of the public API: it
-    includes rcoll/ and its own files, never the library's internals."""
+    """The Python binding (python/src/) and the torch backend (python/torch/)
+    are clients of the public API: they include rcoll/ and their own files
+    (and, with <...>, torch's), never the library's internals."""
     for number, included in quoted_includes(path):
         if not included.startswith(PUBLIC + "/") and "/" in included:
             yield (f'{path.relative_to(root)}:{number}: #include "{included}": '
@@ -124,10 +125,10 @@ def violations(root):
     if public.is_dir():
         for path in sources(public):
             yield from public_violations(root, path)
-    binding = root / "python" / "src"
-    if binding.is_dir():
-        for path in sources(binding):
-            yield from binding_violations(root, path)
+    for binding in (root / "python" / "src", root / "python" / "torch"):
+        if binding.is_dir():
+            for path in sources(binding):
+                yield from binding_violations(root, path)
 
 
 def main():
