@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(cmake ninja-build g++ pkg-config python3 libspdlog-dev libhwloc-dev libgtest-dev
           libibverbs-dev librdmacm-dev ibverbs-providers libssl-dev
-          python3-dev pybind11-dev python3-numpy)
+          python3-dev pybind11-dev python3-numpy python3-torch libtorch-dev)
 
 missing=()
 for package in "${PACKAGES[@]}"; do

@@ -7,7 +7,7 @@
 #      the RDMA suite inside the Soft-RoCE guest (label rdma);
 #   2. the build without RDMA (RCOLL_WITH_RDMA=OFF) and the unit suites that reach what it leaves out,
 #      in build-tcp-only/ (scripts/tcp-only.sh);
-#   3. the libFuzzer targets, RCOLL_FUZZ_SECONDS each (default 20;
+#   3. the libFuzzer targets, RCOLL_FUZZ_SECONDS each (default 10;
 #      scripts/fuzz.sh);
 #   4. the unit and threaded collective suites under AddressSanitizer +
 #      UndefinedBehaviorSanitizer, then ThreadSanitizer (scripts/sanitize.sh).
@@ -31,7 +31,7 @@ step_done "ctest"
 scripts/tcp-only.sh
 step_done "TCP-only build (RCOLL_WITH_RDMA=OFF) and its suites"
 
-scripts/fuzz.sh -t "${RCOLL_FUZZ_SECONDS:-20}"
+scripts/fuzz.sh -t "${RCOLL_FUZZ_SECONDS:-10}"
 step_done "fuzzing"
 
 scripts/sanitize.sh asan
