@@ -24,6 +24,7 @@
 
 #include "driver.hpp"
 #include "rcoll/comm.hpp"
+#include "tensors.hpp"
 
 namespace rcoll::torch_backend {
 
@@ -86,6 +87,7 @@ class ProcessGroupRcoll final : public c10d::ProcessGroup {
                                        const std::function<Request()>& start);
 
   std::shared_ptr<Driver> driver_;
+  ScratchPool scratch_;
   Comm comm_;
   Timeout timeout_;
 };

@@ -75,7 +75,7 @@ Work ProcessGroupRcoll::allreduce_coalesced(std::vector<at::Tensor>& tensors,
     TORCH_CHECK(t.scalar_type() == tensors[0].scalar_type(), "rcoll: allreduce_coalesced: mixed dtypes ",
                 t.scalar_type(), " and ", tensors[0].scalar_type());
   }
-  at::Tensor flat = flatten(tensors);
+  at::Tensor flat = flatten(scratch_, tensors);
   const Reduction r = reduction_of(flat.scalar_type(), opts.reduceOp, "allreduce_coalesced");
   const CallOptions call = call_options(opts.timeout);
   return issue(OpType::ALLREDUCE_COALESCED, tensors, {flat}, [flat, tensors]() mutable { unflatten(flat, tensors); },
@@ -104,7 +104,7 @@ Work ProcessGroupRcoll::allgather(std::vector<std::vector<at::Tensor>>& outputs,
   TORCH_CHECK(outputs.size() == 1, "rcoll: allgather: expected one list of outputs, got ", outputs.size());
   std::vector<at::Tensor> out = outputs[0];
   check_list(out, static_cast<std::size_t>(getSize()), input, "allgather");
-  at::Tensor flat = at::empty({getSize() * input.numel()}, input.options());
+  at::Tensor flat = scratch_.take(getSize() * input.numel(), input.scalar_type());
   const CallOptions call = call_options(opts.timeout);
   return issue(OpType::ALLGATHER, out, {input, flat}, [flat, out]() mutable { unflatten(flat, out); },
                [&] { return comm_.iallgather(input.data_ptr(), flat.data_ptr(), byte_count(input), DataType::uint8, call); });
@@ -136,7 +136,7 @@ Work ProcessGroupRcoll::gather(std::vector<std::vector<at::Tensor>>& outputs, st
     TORCH_CHECK(outputs.size() == 1, "rcoll: gather: expected one list of outputs at the root, got ", outputs.size());
     out = outputs[0];
     check_list(out, static_cast<std::size_t>(getSize()), input, "gather");
-    flat = at::empty({getSize() * input.numel()}, input.options());
+    flat = scratch_.take(getSize() * input.numel(), input.scalar_type());
   }
   const CallOptions call = call_options(opts.timeout);
   return issue(OpType::GATHER, out, {input, flat}, [flat, out, at_root]() mutable { if (at_root) unflatten(flat, out); },
@@ -156,7 +156,7 @@ Work ProcessGroupRcoll::scatter(std::vector<at::Tensor>& outputs, std::vector<st
   if (at_root) {
     TORCH_CHECK(inputs.size() == 1, "rcoll: scatter: expected one list of inputs at the root, got ", inputs.size());
     check_list(inputs[0], static_cast<std::size_t>(getSize()), buffer, "scatter");
-    flat = flatten(inputs[0]);
+    flat = flatten(scratch_, inputs[0]);
   }
   const CallOptions call = call_options(opts.timeout);
   return issue(OpType::SCATTER, outputs, {buffer, flat}, [staged] { staged->copy_back(); }, [&] {
@@ -171,7 +171,7 @@ Work ProcessGroupRcoll::reduce_scatter(std::vector<at::Tensor>& outputs, std::ve
   at::Tensor buffer = staged->buffer();
   TORCH_CHECK(inputs.size() == 1, "rcoll: reduce_scatter: expected one list of inputs, got ", inputs.size());
   check_list(inputs[0], static_cast<std::size_t>(getSize()), buffer, "reduce_scatter");
-  at::Tensor flat = flatten(inputs[0]);
+  at::Tensor flat = flatten(scratch_, inputs[0]);
   const Reduction r = reduction_of(buffer.scalar_type(), opts.reduceOp, "reduce_scatter");
   const CallOptions call = call_options(opts.timeout);
   return issue(OpType::REDUCE_SCATTER, outputs, {buffer, flat}, [staged] { staged->copy_back(); }, [&] {
@@ -231,9 +231,11 @@ Work ProcessGroupRcoll::alltoall(std::vector<at::Tensor>& outputs, std::vector<a
     send_counts.push_back(byte_count(inputs[i]));
     recv_counts.push_back(byte_count(outputs[i]));
   }
-  at::Tensor flat_in = flatten(inputs);
+  at::Tensor flat_in = flatten(scratch_, inputs);
   std::vector<at::Tensor> out = outputs;
-  at::Tensor flat_out = flatten(out);  // shape and dtype only: overwritten
+  int64_t received = 0;
+  for (const at::Tensor& t : out) received += t.numel();
+  at::Tensor flat_out = scratch_.take(received, inputs[0].scalar_type());
   const CallOptions call = call_options(opts.timeout);
   return issue(OpType::ALLTOALL, outputs, {flat_in, flat_out}, [flat_out, out]() mutable { unflatten(flat_out, out); },
                [&] {

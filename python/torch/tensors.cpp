@@ -2,6 +2,7 @@
 
 #include <c10/util/Exception.h>
 
+#include <algorithm>
 #include <string>
 
 namespace rcoll::torch_backend {
@@ -79,11 +80,27 @@ void Staged::copy_back() {
   if (!buffer_.is_same(user_)) user_.copy_(buffer_);
 }
 
-at::Tensor flatten(const std::vector<at::Tensor>& tensors) {
-  std::vector<at::Tensor> rows;
-  rows.reserve(tensors.size());
-  for (const at::Tensor& t : tensors) rows.push_back(t.reshape({-1}));
-  return at::cat(rows);
+at::Tensor ScratchPool::take(int64_t elements, at::ScalarType type) {
+  const int64_t bytes = elements * static_cast<int64_t>(c10::elementSize(type));
+  std::lock_guard lock(mutex_);
+  for (const at::Tensor& buffer : buffers_)
+    if (buffer.storage().use_count() == 1 && buffer.numel() >= bytes)  // only the pool holds it
+      return buffer.narrow(0, 0, bytes).view(type);
+  at::Tensor buffer = at::empty({std::max<int64_t>(bytes, 1)}, at::TensorOptions().dtype(at::kByte));
+  if (buffers_.size() < kept) buffers_.push_back(buffer);
+  return buffer.narrow(0, 0, bytes).view(type);
+}
+
+at::Tensor flatten(ScratchPool& pool, const std::vector<at::Tensor>& tensors) {
+  int64_t total = 0;
+  for (const at::Tensor& t : tensors) total += t.numel();
+  at::Tensor flat = pool.take(total, tensors.at(0).scalar_type());
+  int64_t offset = 0;
+  for (const at::Tensor& t : tensors) {
+    flat.narrow(0, offset, t.numel()).view(t.sizes()).copy_(t);
+    offset += t.numel();
+  }
+  return flat;
 }
 
 void unflatten(const at::Tensor& flat, std::vector<at::Tensor>& tensors) {

@@ -7,6 +7,8 @@
 #include <torch/csrc/distributed/c10d/Types.hpp>
 
 #include <cstddef>
+#include <cstdint>
+#include <mutex>
 #include <vector>
 
 #include "rcoll/types.hpp"
@@ -45,8 +47,22 @@ class Staged {
   at::Tensor buffer_;
 };
 
+// Flat staging buffers, reused from call to call: a fresh buffer of many
+// MiB costs its page faults on every call, more than the copy through it.
+// A buffer is free again once no call holds a view of it.
+class ScratchPool {
+ public:
+  // An uninitialised contiguous 1-D tensor of `elements` x `type`.
+  at::Tensor take(int64_t elements, at::ScalarType type);
+
+ private:
+  static constexpr std::size_t kept = 4;  // buffers kept for reuse; more are allocated and dropped
+  std::mutex mutex_;
+  std::vector<at::Tensor> buffers_;  // bytes
+};
+
 // One contiguous buffer holding the tensors one after the other, and back.
-at::Tensor flatten(const std::vector<at::Tensor>& tensors);
+at::Tensor flatten(ScratchPool& pool, const std::vector<at::Tensor>& tensors);
 void unflatten(const at::Tensor& flat, std::vector<at::Tensor>& tensors);
 
 }  // namespace rcoll::torch_backend

@@ -23,6 +23,7 @@ void RcollWork::complete(std::exception_ptr error) noexcept {
     }
   }
   keep_.clear();
+  finish_ = nullptr;  // what it captured (staging buffers) is free for the next call
   finish(error);  // c10d::Work: wait() and isCompleted() see it
   if (error)
     future_->setError(error);
