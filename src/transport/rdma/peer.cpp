@@ -168,9 +168,12 @@ bool Peer::poll() {
 bool Peer::flush_queued(bool probe_check) {
   try {
     bool moved = rendezvous_in_.post_control(*channel_);
-    moved |= rendezvous_out_.post_control(*channel_);
     if (!outbox_.empty()) moved |= post_outbox();
     moved |= rendezvous_out_.post_writes(*channel_);
+    // After the writes: the SEND_ABORT of a send that post_writes stopped
+    // (and completed) leaves in this pass, not in a later one that may
+    // never come (the sender's thread can stop driving once its send is done).
+    moved |= rendezvous_out_.post_control(*channel_);
     moved |= eager_.return_credits(*channel_);
     if (probe_check) keep_alive_.probe_if_quiet(*channel_, has_operations());
     return moved;
