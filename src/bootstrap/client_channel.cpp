@@ -30,19 +30,11 @@ void ClientChannel::timed_out(const std::string& step) const {
 }
 
 void ClientChannel::send(const std::string& frame, Deadline deadline, const std::string& step) {
-  std::size_t sent = 0;
-  while (sent < frame.size()) {
-    ssize_t n = ::send(fd_.get(), frame.data() + sent, frame.size() - sent, MSG_NOSIGNAL);
-    if (n >= 0) {
-      sent += static_cast<std::size_t>(n);
-      continue;
-    }
-    if (errno == EINTR) continue;
-    if (errno != EAGAIN && errno != EWOULDBLOCK) {
-      broken_ = errno == EPIPE || errno == ECONNRESET;
-      throw IoError(rank_, -1, "bootstrap " + step + ": send to " + server_, net::errno_text(errno));
-    }
-    if (net::wait_fd(fd_.get(), POLLOUT, deadline) == 0) timed_out(step);
+  const int error = net::send_all(fd_.get(), frame, deadline);
+  if (error < 0) timed_out(step);
+  if (error > 0) {
+    broken_ = error == EPIPE || error == ECONNRESET;
+    throw IoError(rank_, -1, "bootstrap " + step + ": send to " + server_, net::errno_text(error));
   }
 }
 

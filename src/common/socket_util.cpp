@@ -186,6 +186,20 @@ UniqueFd connect_with_retry(const sockaddr_in& address, Deadline deadline, Conne
   }
 }
 
+int send_all(int fd, std::string_view bytes, Deadline deadline) {
+  for (std::size_t sent = 0; sent < bytes.size();) {
+    const ssize_t n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+    if (n >= 0) {
+      sent += static_cast<std::size_t>(n);
+    } else if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
+      return errno;
+    } else if (errno != EINTR && wait_fd(fd, POLLOUT, deadline) == 0) {
+      return -1;
+    }
+  }
+  return 0;
+}
+
 short wait_fd(int fd, short events, Deadline deadline) {
   for (;;) {
     pollfd entry{fd, events, 0};

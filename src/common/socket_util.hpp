@@ -86,6 +86,11 @@ struct ConnectFailure {
 // `failure` filled in. IoError if socket() itself fails.
 UniqueFd connect_with_retry(const sockaddr_in& address, Deadline deadline, ConnectFailure& failure);
 
+// Sends all of `bytes` on non-blocking socket `fd` (MSG_NOSIGNAL), waiting
+// for room until `deadline`; retries EINTR. Returns 0 when all was sent,
+// -1 when the deadline passed first, else the errno of the failed send.
+int send_all(int fd, std::string_view bytes, Deadline deadline);
+
 // poll() on one fd for `events` until it is ready or `deadline` passes;
 // retries EINTR. Returns the revents (0 on timeout). IoError if poll fails.
 short wait_fd(int fd, short events, Deadline deadline);

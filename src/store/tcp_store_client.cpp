@@ -128,16 +128,9 @@ void TorchStoreClient::connect(const std::string& step, Deadline deadline) {
 }
 
 void TorchStoreClient::send_all(const std::string& bytes, const std::string& step, Deadline deadline) {
-  for (std::size_t sent = 0; sent < bytes.size();) {
-    const ssize_t n = ::send(fd_.get(), bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
-    if (n >= 0) {
-      sent += static_cast<std::size_t>(n);
-    } else if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
-      io_error(step, "send: " + net::errno_text(errno));
-    } else if (errno != EINTR && net::wait_fd(fd_.get(), POLLOUT, deadline) == 0) {
-      timed_out(step, "the store took no request before the deadline");
-    }
-  }
+  const int error = net::send_all(fd_.get(), bytes, deadline);
+  if (error < 0) timed_out(step, "the store took no request before the deadline");
+  if (error > 0) io_error(step, "send: " + net::errno_text(error));
 }
 
 void TorchStoreClient::receive(char* data, std::size_t size, const std::string& step, Deadline deadline) {
