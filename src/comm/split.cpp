@@ -22,6 +22,7 @@
 #include "bootstrap/store_bootstrap.hpp"
 #include "comm/comm_impl.hpp"
 #include "comm/rank_card.hpp"
+#include "comm/validate.hpp"
 #include "diagnostics/status_report.hpp"
 #include "rcoll/errors.hpp"
 #include "rcoll/store.hpp"
@@ -81,8 +82,8 @@ std::uint64_t parse_id(int rank, const std::string& key, const std::string& valu
     used = 0;
   }
   if (used == 0 || used != value.size())
-    throw InvalidArgument("rank " + std::to_string(rank) + ": create_group: the store holds '" + value + "' at " +
-                          key + ", not a communicator id: is the store shared with another call?");
+    throw InvalidArgument("rank " + std::to_string(rank) + ": create_group: the store holds '" + value + "' at " + key +
+                          ", not a communicator id: is the store shared with another call?");
   return id;
 }
 
@@ -117,6 +118,7 @@ std::unique_ptr<CommImpl> CommImpl::split(int color, int key, Timeout timeout) {
 // which no split color (>= 0) nor a group with the same id (no shared
 // rank) uses.
 std::unique_ptr<CommImpl> CommImpl::create_group(std::span<const int> ranks, rcoll::Store& store, Timeout timeout) {
+  check_timeout(rank(), "create_group", timeout);
   const int position = group_position(ranks);
   const Deadline deadline = Deadline::after(timeout.count() > 0 ? timeout : options_.timeout);
   store.set(next_id_key(static_cast<std::size_t>(position)), std::to_string(family_->next_comm_id), deadline.at());
@@ -136,18 +138,16 @@ std::unique_ptr<CommImpl> CommImpl::create_group(std::span<const int> ranks, rco
 }
 
 int CommImpl::group_position(std::span<const int> ranks) const {
-  auto invalid = [&](const std::string& what) {
-    throw InvalidArgument("rank " + std::to_string(rank()) + ": create_group: " + what);
-  };
   std::vector<bool> seen(static_cast<std::size_t>(size()), false);
   for (int r : ranks) {
-    if (r < 0 || r >= size())
-      invalid("rank " + std::to_string(r) + " is not in this communicator of " + std::to_string(size()));
-    if (seen[static_cast<std::size_t>(r)]) invalid("rank " + std::to_string(r) + " is listed twice");
+    check_peer(rank(), size(), "create_group", "listed rank", r);
+    if (seen[static_cast<std::size_t>(r)])
+      throw_invalid(rank(), "create_group", "rank " + std::to_string(r) + " is listed twice");
     seen[static_cast<std::size_t>(r)] = true;
   }
   auto found = std::find(ranks.begin(), ranks.end(), rank());
-  if (found == ranks.end()) invalid("this rank is not among the listed ranks; only members call create_group");
+  if (found == ranks.end())
+    throw_invalid(rank(), "create_group", "this rank is not among the listed ranks; only members call create_group");
   return static_cast<int>(found - ranks.begin());
 }
 
