@@ -14,12 +14,11 @@
 // connections, no new service, no new calibration.
 #pragma once
 
-#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
-
 #include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <vector>
 
 #include "driver.hpp"
@@ -58,10 +57,9 @@ class ProcessGroupRcoll final : public c10d::ProcessGroup {
                                            const c10d::AllgatherOptions& opts) override;
   c10::intrusive_ptr<c10d::Work> _allgather_base(at::Tensor& output, at::Tensor& input,
                                                  const c10d::AllgatherOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> gather(std::vector<std::vector<at::Tensor>>& outputs,
-                                        std::vector<at::Tensor>& inputs, const c10d::GatherOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> scatter(std::vector<at::Tensor>& outputs,
-                                         std::vector<std::vector<at::Tensor>>& inputs,
+  c10::intrusive_ptr<c10d::Work> gather(std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs,
+                                        const c10d::GatherOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> scatter(std::vector<at::Tensor>& outputs, std::vector<std::vector<at::Tensor>>& inputs,
                                          const c10d::ScatterOptions& opts) override;
   c10::intrusive_ptr<c10d::Work> reduce_scatter(std::vector<at::Tensor>& outputs,
                                                 std::vector<std::vector<at::Tensor>>& inputs,
@@ -79,12 +77,13 @@ class ProcessGroupRcoll final : public c10d::ProcessGroup {
   c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts) override;
 
  private:
+  // How the errors of call `name` start: "rank R: rcoll name".
+  Call named(const char* name) const { return {getRank(), name}; }
   // The call's timeout: torch's when it gives one, else the group's.
   CallOptions call_options(Timeout requested) const;
   // Issues `start` as a work of `type` (work.hpp for the rest).
-  c10::intrusive_ptr<c10d::Work> issue(c10d::OpType type, std::vector<at::Tensor> outputs,
-                                       std::vector<at::Tensor> keep, std::function<void()> finish,
-                                       const std::function<Request()>& start);
+  c10::intrusive_ptr<c10d::Work> issue(c10d::OpType type, std::vector<at::Tensor> outputs, std::vector<at::Tensor> keep,
+                                       std::function<void()> finish, const std::function<Request()>& start);
 
   std::shared_ptr<Driver> driver_;
   ScratchPool scratch_;

@@ -4,24 +4,32 @@
 #pragma once
 
 #include <ATen/ATen.h>
-#include <torch/csrc/distributed/c10d/Types.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <ostream>
+#include <torch/csrc/distributed/c10d/Types.hpp>
 #include <vector>
 
 #include "rcoll/types.hpp"
 
 namespace rcoll::torch_backend {
 
-// Refuses (c10::Error, a RuntimeError in Python, naming the call) what
+// A call of the backend as its errors name it: "rank 3: rcoll allreduce".
+struct Call {
+  int rank;
+  const char* name;
+};
+std::ostream& operator<<(std::ostream& out, const Call& call);
+
+// Refuses (c10::Error, a RuntimeError in Python, naming the rank and call) what
 // rcoll cannot carry: tensors not on the CPU, sparse ones.
-void check_tensor(const at::Tensor& tensor, const char* call);
+void check_tensor(const at::Tensor& tensor, const Call& call);
 // The one tensor of a call that takes a list of one (torch's multi-device form).
-const at::Tensor& single_tensor(const std::vector<at::Tensor>& tensors, const char* call);
+const at::Tensor& single_tensor(const std::vector<at::Tensor>& tensors, const Call& call);
 // A list of `count` tensors of one dtype and shape, e.g. allgather's outputs.
-void check_list(const std::vector<at::Tensor>& tensors, std::size_t count, const at::Tensor& like, const char* call);
+void check_list(const std::vector<at::Tensor>& tensors, std::size_t count, const at::Tensor& like, const Call& call);
 
 // The rcoll element type and op for reducing `type` with `op`. bool
 // reduces as uint8: sum and max are "or", product and min are "and".
@@ -29,7 +37,7 @@ struct Reduction {
   DataType type;
   ReduceOp op;
 };
-Reduction reduction_of(at::ScalarType type, const c10d::ReduceOp& op, const char* call);
+Reduction reduction_of(at::ScalarType type, const c10d::ReduceOp& op, const Call& call);
 
 // Calls that only move data move bytes: every dtype goes.
 std::size_t byte_count(const at::Tensor& tensor);
